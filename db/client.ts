@@ -1,0 +1,51 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** One type for both drivers (postgres.js in production, PGlite for the embedded default). */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+
+export interface DbHandle {
+  db: Db;
+  kind: "postgres" | "pglite";
+  close: () => Promise<void>;
+}
+
+export interface PostgresOptions {
+  max?: number;
+  connectTimeoutSeconds?: number;
+}
+
+export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHandle {
+  const client = postgres(url, {
+    max: opts.max ?? 10,
+    connect_timeout: opts.connectTimeoutSeconds ?? 5,
+    onnotice: () => {},
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+}
+
+export async function connectPglite(dir: string): Promise<DbHandle> {
+  // Loaded lazily so a production process on postgres.js never pulls in the WASM build.
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const abs = path.resolve(dir);
+  // PGlite creates only the last folder of its data directory.
+  mkdirSync(path.dirname(abs), { recursive: true });
+  const client = await PGlite.create(abs);
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return { db, kind: "pglite", close: () => client.close() };
+}
+
+/** Rows from `db.execute()`: an array on postgres.js, `{ rows }` on PGlite. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

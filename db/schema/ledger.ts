@@ -1,0 +1,90 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+export const EVENT_STATUSES = ["claimed", "processing", "settled", "failed", "dead"] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+export const EVENT_VIA = ["provider", "replay"] as const;
+export type EventVia = (typeof EVENT_VIA)[number];
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * One row per (source, event_id), kept until retention. The primary key is the claim's lock:
+ * whoever inserts it first owns the event. Mutable: the worker moves `status` along its lifecycle.
+ */
+export const webhookEvent = pgTable(
+  "webhook_event",
+  {
+    source: text("source").notNull(),
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: jsonb("payload").notNull(),
+    rawBody: text("raw_body").notNull(),
+    headers: jsonb("headers").$type<Record<string, string>>().notNull(),
+    status: text("status", { enum: EVENT_STATUSES }).notNull().default("claimed"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    receivedAt: tstz("received_at").notNull().defaultNow(),
+    settledAt: tstz("settled_at"),
+    entityType: text("entity_type"),
+    entityId: text("entity_id"),
+    // Microseconds at most (Paddle): below 2^53, so a JS number holds it exactly.
+    entityVersion: bigint("entity_version", { mode: "number" }),
+    subjectIds: text("subject_ids").array().notNull().default(sql`'{}'::text[]`),
+    nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
+    leaseToken: uuid("lease_token"),
+    leaseExpiresAt: tstz("lease_expires_at"),
+    via: text("via", { enum: EVENT_VIA }).notNull().default("provider"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.source, t.eventId] }),
+    // The worker's scan: sized by the backlog, not by history.
+    index("webhook_event_pending_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} in ('claimed', 'failed')`),
+    // Ascending on purpose: a backward scan serves `order by received_at desc, event_id desc`.
+    index("webhook_event_received_idx").on(t.receivedAt, t.eventId),
+    index("webhook_event_subject_ids_idx").using("gin", t.subjectIds),
+    index("webhook_event_entity_idx").on(t.source, t.entityType, t.entityId),
+    check("webhook_event_status_check", sql`${t.status} in ('claimed','processing','settled','failed','dead')`),
+    check("webhook_event_via_check", sql`${t.via} in ('provider','replay')`),
+  ],
+);
+
+export type WebhookEvent = typeof webhookEvent.$inferSelect;
+
+/**
+ * Append-only: one row per verified delivery, the first and every duplicate. Kept apart from
+ * webhook_event so a duplicate storm appends rows instead of contending on one hot row.
+ */
+export const webhookDelivery = pgTable(
+  "webhook_delivery",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    source: text("source").notNull(),
+    eventId: text("event_id").notNull(),
+    receivedAt: tstz("received_at").notNull().defaultNow(),
+    via: text("via", { enum: EVENT_VIA }).notNull(),
+    /** true for the delivery that inserted the ledger row, false for duplicates. */
+    claimed: boolean("claimed").notNull(),
+  },
+  (t) => [
+    index("webhook_delivery_event_idx").on(t.source, t.eventId),
+    index("webhook_delivery_received_idx").on(t.receivedAt),
+  ],
+);
+
+export type WebhookDelivery = typeof webhookDelivery.$inferSelect;

@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/** The only reader of process.env. Everything else takes an `Env` (or a slice of it) as an argument. */
+
+const secretList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+export const EnvSchema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  PGLITE_DIR: z.string().default(".data/pglite"),
+  PORT: int(3000, 1),
+  STRIPE_WEBHOOK_SECRET: secretList,
+  GITHUB_WEBHOOK_SECRET: secretList,
+  SHOPIFY_WEBHOOK_SECRET: secretList,
+  PADDLE_WEBHOOK_SECRET: secretList,
+  SLACK_SIGNING_SECRET: secretList,
+  STANDARD_WEBHOOK_SECRET: secretList,
+  WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
+  WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
+  REPLAY_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined)),
+  CLAIM_MODE: z.enum(["enforce", "shadow"]).default("enforce"),
+  WORKER_MODE: z.enum(["embedded", "off"]).default("embedded"),
+  WORKER_CONCURRENCY: int(4, 1),
+  WORKER_MAX_ATTEMPTS: int(8, 1),
+  WORKER_BACKOFF_BASE_MS: int(1000, 1),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+let cached: Env | undefined;
+
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,26 @@
+import { sql } from "drizzle-orm";
+import { getDb as getDefaultDb } from "@/db";
+import type { Db } from "@/db/client";
+
+export interface Health {
+  ok: boolean;
+  database: "up" | "down";
+}
+
+/** 200-worthy only when the database answers `select 1` within the timeout. */
+export async function checkHealth(getDb: () => Promise<Db> = getDefaultDb, timeoutMs = 2000): Promise<Health> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const probe = getDb().then((db) => db.execute(sql`select 1`));
+    const timeout = new Promise<never>((_, rejectTimeout) => {
+      timer = setTimeout(() => rejectTimeout(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    await Promise.race([probe, timeout]);
+    return { ok: true, database: "up" };
+  } catch (err) {
+    console.error("[health] database down:", err instanceof Error ? err.message : String(err));
+    return { ok: false, database: "down" };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,50 @@
+import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
+import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
+import { isoToMicros } from "./time";
+
+/** `ts=…;h1=…[;h1=…]`: several h1 while a secret is rotated. */
+function parseHeader(header: string) {
+  let ts: number | undefined;
+  const h1: Buffer[] = [];
+  for (const part of header.split(";")) {
+    const [k, v] = part.split("=", 2).map((s) => s.trim());
+    if (k === "ts") ts = parseUnixSeconds(v);
+    else if (k === "h1" && v) {
+      const sig = decodeHex(v);
+      if (sig) h1.push(sig);
+    }
+  }
+  return { ts, h1 };
+}
+
+export const paddle: Provider = {
+  source: "paddle",
+  signatureHeader: "Paddle-Signature",
+  verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
+    const header = headers.get("paddle-signature");
+    if (!header) return { ok: false, reason: "missing Paddle-Signature header" };
+    const { ts, h1 } = parseHeader(header);
+    if (ts === undefined || h1.length === 0)
+      return { ok: false, reason: "malformed Paddle-Signature header (want ts=…;h1=…)" };
+    const ok = anyMatch(secrets, h1, (secret) => hmacSha256(secret, `${ts}:`, rawBody));
+    if (!ok) return { ok: false, reason: "signature mismatch" };
+    return checkTolerance(ts, now, toleranceSeconds);
+  },
+  describe(payload) {
+    const eventId = idAt(payload, "event_id");
+    if (!eventId) return { ok: false, reason: "missing event id (payload.event_id)" };
+    const eventType = idAt(payload, "event_type");
+    if (!eventType) return { ok: false, reason: "missing event type (payload.event_type)" };
+    const p = payload as Record<string, unknown>;
+    const id = idAt(p.data, "id");
+    const type = eventType.split(".")[0] ?? eventType;
+    return {
+      ok: true,
+      event: {
+        eventId,
+        eventType,
+        entity: id && isObject(p.data) ? { type, id, version: isoToMicros(p.occurred_at) } : undefined,
+      },
+    };
+  },
+};

@@ -1,0 +1,37 @@
+import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
+import { idAt, isObject, type Provider } from "./types";
+import { isoToMicros } from "./time";
+
+export const shopify: Provider = {
+  source: "shopify",
+  signatureHeader: "X-Shopify-Hmac-Sha256",
+  verify({ rawBody, headers, secrets }) {
+    const header = headers.get("x-shopify-hmac-sha256");
+    if (!header) return { ok: false, reason: "missing X-Shopify-Hmac-Sha256 header" };
+    const sig = decodeBase64(header.trim());
+    if (!sig) return { ok: false, reason: "malformed X-Shopify-Hmac-Sha256 header (want base64)" };
+    return anyMatch(secrets, [sig], (secret) => hmacSha256(secret, rawBody))
+      ? { ok: true }
+      : { ok: false, reason: "signature mismatch" };
+  },
+  describe(payload, headers) {
+    // X-Shopify-Webhook-Id is stable across retries of one delivery; X-Shopify-Event-Id stays in headers.
+    const eventId = headers.get("x-shopify-webhook-id");
+    if (!eventId) return { ok: false, reason: "missing event id (X-Shopify-Webhook-Id header)" };
+    const topic = headers.get("x-shopify-topic");
+    if (!topic) return { ok: false, reason: "missing event type (X-Shopify-Topic header)" };
+    if (!isObject(payload)) return { ok: false, reason: "payload is not a JSON object" };
+    const id = idAt(payload, "id");
+    const resource = topic.split("/")[0] ?? topic;
+    // "orders" → "order": the entity is one object of the topic's resource.
+    const type = resource.endsWith("s") ? resource.slice(0, -1) : resource;
+    return {
+      ok: true,
+      event: {
+        eventId,
+        eventType: topic,
+        entity: id ? { type, id, version: isoToMicros(payload.updated_at) } : undefined,
+      },
+    };
+  },
+};

@@ -1,0 +1,23 @@
+import { getDb } from "@/db";
+import { getEnv } from "@/lib/env";
+import { secretsFromEnv } from "@/lib/providers";
+import type { ReceiverDeps } from "./receive";
+
+let deps: ReceiverDeps | undefined;
+
+export function receiverDepsFromEnv(): ReceiverDeps {
+  if (deps) return deps;
+  const env = getEnv();
+  deps = {
+    getDb,
+    config: {
+      secrets: secretsFromEnv(env),
+      toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
+      maxBytes: env.WEBHOOK_MAX_BYTES,
+      replayToken: env.REPLAY_TOKEN,
+    },
+    // The message only: driver errors can carry connection strings in their details.
+    log: (message, err) => console.error(message, err instanceof Error ? err.message : String(err)),
+  };
+  return deps;
+}

@@ -1,0 +1,118 @@
+import type { Db } from "@/db/client";
+import { ingestEvent } from "@/lib/ledger/ingest";
+import { extractSubjectIds } from "@/lib/ledger/subjects";
+import { safeEqualStrings } from "@/lib/providers/crypto";
+import { isSource, PROVIDERS, type SecretsBySource } from "@/lib/providers";
+import { BodyTooLargeError, readBodyLimited } from "./body";
+import { storableHeaders } from "./headers";
+
+export interface ReceiverConfig {
+  secrets: SecretsBySource;
+  toleranceSeconds: number;
+  maxBytes: number;
+  replayToken: string | undefined;
+}
+
+export interface ReceiverDeps {
+  getDb: () => Promise<Db>;
+  config: ReceiverConfig;
+  /** Unix seconds; injectable for tests of the tolerance window. */
+  now?: () => number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" | "unavailable";
+
+export interface ReceiveResult {
+  response: Response;
+  outcome: ReceiveOutcome;
+}
+
+const json = (status: number, body: Record<string, unknown>): Response => Response.json(body, { status });
+const reject = (status: number, error: string): ReceiveResult => ({ response: json(status, { error }), outcome: "rejected" });
+
+// SQLSTATE class 22 is bad data (e.g. a JSON escape PostgreSQL refuses): retrying will not help.
+function isDataError(err: unknown): boolean {
+  // drizzle wraps the driver's error in `cause`.
+  for (let e = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("22")) return true;
+  }
+  return false;
+}
+
+/**
+ * POST /api/webhooks/{source}, framework-free: verify before any write, then claim.
+ * A 2xx is only returned once the claim has committed (invariant 1).
+ */
+export async function receiveWebhook(source: string, request: Request, deps: ReceiverDeps): Promise<ReceiveResult> {
+  const { config } = deps;
+  if (!isSource(source)) return reject(404, `unknown source "${source}"`);
+  const provider = PROVIDERS[source];
+  const secrets = config.secrets[source];
+  if (secrets.length === 0) return reject(404, `source "${source}" is not configured`);
+
+  let rawBody: Buffer;
+  try {
+    rawBody = await readBodyLimited(request, config.maxBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return reject(413, `body exceeds ${config.maxBytes} bytes`);
+    throw err;
+  }
+
+  const replayHeader = request.headers.get("x-replay-token");
+  let via: "provider" | "replay" = "provider";
+  if (replayHeader !== null) {
+    if (!config.replayToken) return reject(401, "replay token refused: REPLAY_TOKEN is not set on this server");
+    if (!safeEqualStrings(replayHeader, config.replayToken)) return reject(401, "replay token mismatch");
+    via = "replay";
+  } else {
+    const now = deps.now?.() ?? Math.floor(Date.now() / 1000);
+    const verdict = provider.verify({ rawBody, headers: request.headers, secrets, toleranceSeconds: config.toleranceSeconds, now });
+    if (!verdict.ok) return reject(401, verdict.reason);
+  }
+
+  let text: string;
+  let payload: unknown;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
+    payload = JSON.parse(text);
+  } catch {
+    return reject(400, "body is not valid UTF-8 JSON");
+  }
+
+  const handshake = provider.handshake?.(payload);
+  if (handshake) return { response: json(200, handshake), outcome: "handshake" };
+
+  const described = provider.describe(payload, request.headers);
+  if (!described.ok) return reject(400, described.reason);
+  const { eventId, eventType, entity } = described.event;
+  if (eventId.length > 255) return reject(400, "event id longer than 255 characters");
+
+  try {
+    const db = await deps.getDb();
+    const { claimed } = await ingestEvent({
+      db,
+      input: {
+        source,
+        eventId,
+        eventType: eventType.slice(0, 255),
+        rawBody: text,
+        headers: storableHeaders(request.headers),
+        entityType: entity?.type.slice(0, 255),
+        entityId: entity?.id.slice(0, 255),
+        entityVersion: entity?.version,
+        subjectIds: extractSubjectIds(payload),
+        via,
+      },
+    });
+    return {
+      response: json(200, { received: true, duplicate: !claimed }),
+      outcome: claimed ? "claimed" : "duplicate",
+    };
+  } catch (err) {
+    if (isDataError(err)) return reject(400, `payload cannot be stored: ${(err as Error).message}`);
+    deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
+    return { response: json(503, { error: "ledger unavailable, retry later" }), outcome: "unavailable" };
+  }
+}

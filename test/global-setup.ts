@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import type { TestProject } from "vitest/node";
+import { migratePostgresUrl } from "../db/migrate";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+  }
+}
+
+/** The server tests run against; a fresh database is created in it per run and dropped after. */
+const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export default async function setup(project: TestProject) {
+  const name = `ledger_test_${Date.now()}_${randomBytes(3).toString("hex")}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } catch (err) {
+    await admin.end();
+    throw new Error(
+      `Cannot create a test database through ${ADMIN_URL.replace(/:[^:@/]*@/, ":***@")}: ${(err as Error).message}. ` +
+        "Start PostgreSQL or set TEST_ADMIN_DATABASE_URL.",
+    );
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  await migratePostgresUrl(url.toString());
+  project.provide("databaseUrl", url.toString());
+
+  return async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  };
+}
