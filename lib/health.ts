@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDb as getDefaultDb } from "@/db";
 import type { Db } from "@/db/client";
+import { describeError } from "@/lib/errors";
 
 export interface Health {
   ok: boolean;
@@ -18,7 +19,7 @@ export async function checkHealth(getDb: () => Promise<Db> = getDefaultDb, timeo
     await Promise.race([probe, timeout]);
     return { ok: true, database: "up" };
   } catch (err) {
-    console.error("[health] database down:", err instanceof Error ? err.message : String(err));
+    console.error("[health] database down:", describeError(err));
     return { ok: false, database: "down" };
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
 import { getEnv } from "@/lib/env";
+import { describeError } from "@/lib/errors";
 import { secretsFromEnv } from "@/lib/providers";
 import type { ReceiverDeps } from "./receive";
 
@@ -16,8 +17,7 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       maxBytes: env.WEBHOOK_MAX_BYTES,
       replayToken: env.REPLAY_TOKEN,
     },
-    // The message only: driver errors can carry connection strings in their details.
-    log: (message, err) => console.error(message, err instanceof Error ? err.message : String(err)),
+    log: (message, err) => console.error(message, describeError(err)),
   };
   return deps;
 }

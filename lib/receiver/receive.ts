@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import { describeError } from "@/lib/errors";
 import { ingestEvent } from "@/lib/ledger/ingest";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { safeEqualStrings } from "@/lib/providers/crypto";
@@ -111,7 +112,7 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
       outcome: claimed ? "claimed" : "duplicate",
     };
   } catch (err) {
-    if (isDataError(err)) return reject(400, `payload cannot be stored: ${(err as Error).message}`);
+    if (isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);
     deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
     return { response: json(503, { error: "ledger unavailable, retry later" }), outcome: "unavailable" };
   }
