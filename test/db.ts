@@ -3,7 +3,7 @@ import { afterAll, beforeEach, inject } from "vitest";
 import { connectPostgres, type DbHandle } from "@/db/client";
 
 /** A pool on this run's fresh database; every table is emptied before each test. */
-export function useTestDb(opts: { max?: number } = {}): DbHandle {
+export function setupTestDb(opts: { max?: number } = {}): DbHandle {
   const handle = connectPostgres(inject("databaseUrl"), { max: opts.max ?? 10 });
   beforeEach(async () => {
     await handle.db.execute(sql`truncate webhook_event, webhook_delivery restart identity`);

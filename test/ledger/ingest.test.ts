@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import { ingestEvent, type IngestInput } from "@/lib/ledger/ingest";
-import { useTestDb } from "../db";
+import { setupTestDb } from "../db";
 
-const { db } = useTestDb();
+const { db } = setupTestDb();
 
 const input = (over: Partial<IngestInput> = {}): IngestInput => ({
   source: "stripe",

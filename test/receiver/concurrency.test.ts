@@ -2,12 +2,12 @@ import { sql } from "drizzle-orm";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { useTestDb } from "../db";
+import { setupTestDb } from "../db";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { counts, depsFor } from "./harness";
 import { startReceiverServer } from "./http-server";
 
-const { db } = useTestDb({ max: 10 });
+const { db } = setupTestDb({ max: 10 });
 let server: Awaited<ReturnType<typeof startReceiverServer>>;
 beforeAll(async () => {
   server = await startReceiverServer(depsFor(db));

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { useTestDb } from "../db";
+import { setupTestDb } from "../db";
 import { nowSeconds, signGithub, signPaddle, signShopify, signSlack, signStandard, signStripe, TEST_SECRETS } from "../sign";
 import { counts, depsFor, post } from "./harness";
 
-const { db } = useTestDb();
+const { db } = setupTestDb();
 const deps = depsFor(db);
 
 const stripeBody = (id = "evt_1RouteTest", created = 1_760_000_000) =>

@@ -1,0 +1,26 @@
+import { randomBytes } from "node:crypto";
+
+// Set once in Playwright's main process; its workers and the web server inherit the same values.
+process.env.E2E_DATABASE_NAME ??= `ledger_e2e_${Date.now()}_${randomBytes(3).toString("hex")}`;
+process.env.E2E_PORT ??= "3200";
+
+const admin = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const dbUrl = new URL(admin);
+dbUrl.pathname = `/${process.env.E2E_DATABASE_NAME}`;
+
+export const E2E = {
+  adminUrl: admin,
+  databaseName: process.env.E2E_DATABASE_NAME,
+  databaseUrl: dbUrl.toString(),
+  port: Number(process.env.E2E_PORT),
+  baseURL: `http://127.0.0.1:${process.env.E2E_PORT}`,
+  replayToken: "e2e-replay-token",
+  secrets: {
+    STRIPE_WEBHOOK_SECRET: "whsec_e2e_stripe_old,whsec_e2e_stripe",
+    GITHUB_WEBHOOK_SECRET: "e2e-github",
+    SHOPIFY_WEBHOOK_SECRET: "e2e-shopify",
+    PADDLE_WEBHOOK_SECRET: "pdl_ntfset_e2e",
+    SLACK_SIGNING_SECRET: "e2e-slack",
+    STANDARD_WEBHOOK_SECRET: `whsec_${Buffer.from("e2e-standard-secret-of-32-bytes!").toString("base64")}`,
+  },
+};

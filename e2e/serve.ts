@@ -1,0 +1,29 @@
+import { spawn } from "node:child_process";
+import postgres from "postgres";
+import { E2E } from "./env";
+
+/** Creates this run's fresh database, then serves the built app on it (`next start`). */
+async function main() {
+  const admin = postgres(E2E.adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${E2E.databaseName}`);
+  await admin.end();
+  const child = spawn("npx", ["next", "start", "-H", "127.0.0.1", "-p", String(E2E.port)], {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      ...E2E.secrets,
+      DATABASE_URL: E2E.databaseUrl,
+      REPLAY_TOKEN: E2E.replayToken,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  });
+  const stop = () => child.kill("SIGTERM");
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  child.on("exit", (code) => process.exit(code ?? 0));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

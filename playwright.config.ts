@@ -1,0 +1,34 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "@playwright/test";
+import { E2E } from "./e2e/env";
+
+const chromium = process.env.CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  workers: 1,
+  retries: 0,
+  reporter: [["list"]],
+  globalTeardown: "./e2e/global-teardown.ts",
+  use: {
+    baseURL: E2E.baseURL,
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: chromium,
+      args: [
+        "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-default-apps", "--disable-extensions",
+      ],
+    },
+  },
+  webServer: {
+    command: "npm run build && tsx e2e/serve.ts",
+    url: `${E2E.baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 240_000,
+    stdout: "pipe",
+    stderr: "pipe",
+  },
+});
