@@ -2,6 +2,16 @@ import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
 import { idAt, isObject, type Provider } from "./types";
 import { isoToMicros } from "./time";
 
+/**
+ * The object id as exact text. Shopify ids can exceed 2^53 (test notifications use 18 digits), which
+ * JSON.parse rounds; the GraphQL id carries the same number as a string.
+ */
+export function shopifyId(payload: Record<string, unknown>): string | undefined {
+  const gid = payload.admin_graphql_api_id;
+  const m = typeof gid === "string" ? /\/(\d+)$/.exec(gid) : null;
+  return m?.[1] ?? idAt(payload, "id");
+}
+
 export const shopify: Provider = {
   source: "shopify",
   signatureHeader: "X-Shopify-Hmac-Sha256",
@@ -21,7 +31,7 @@ export const shopify: Provider = {
     const topic = headers.get("x-shopify-topic");
     if (!topic) return { ok: false, reason: "missing event type (X-Shopify-Topic header)" };
     if (!isObject(payload)) return { ok: false, reason: "payload is not a JSON object" };
-    const id = idAt(payload, "id");
+    const id = shopifyId(payload);
     const resource = topic.split("/")[0] ?? topic;
     // "orders" → "order": the entity is one object of the topic's resource.
     const type = resource.endsWith("s") ? resource.slice(0, -1) : resource;
