@@ -10,4 +10,6 @@ export async function register(): Promise<void> {
     // Keep serving: /api/health answers 503 and each request retries the connection.
     console.error("[ledger] database not ready:", describeError(err));
   }
+  const { startEmbeddedWorker } = await import("@/lib/worker/embedded");
+  if (startEmbeddedWorker()) console.log("[ledger] embedded worker started (WORKER_MODE=embedded)");
 }

@@ -15,6 +15,9 @@ export interface DbHandle {
   db: Db;
   kind: "postgres" | "pglite";
   close: () => Promise<void>;
+  /** Postgres LISTEN on its own connection; undefined on PGlite (one process: nothing to hear from). */
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  notify?: (channel: string) => Promise<void>;
 }
 
 export interface PostgresOptions {
@@ -29,7 +32,18 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     onnotice: () => {},
   });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  return {
+    db,
+    kind: "postgres",
+    close: () => client.end({ timeout: 5 }),
+    listen: async (channel, onNotify) => {
+      const { unlisten } = await client.listen(channel, () => onNotify());
+      return unlisten;
+    },
+    notify: async (channel) => {
+      await client.notify(channel, "");
+    },
+  };
 }
 
 export async function connectPglite(dir: string): Promise<DbHandle> {

@@ -35,6 +35,10 @@ export const EnvSchema = z.object({
   WORKER_CONCURRENCY: int(4, 1),
   WORKER_MAX_ATTEMPTS: int(8, 1),
   WORKER_BACKOFF_BASE_MS: int(1000, 1),
+  WORKER_BACKOFF_MAX_MS: int(15 * 60 * 1000, 1),
+  WORKER_LEASE_MS: int(30_000, 100),
+  WORKER_BATCH_SIZE: int(100, 1),
+  WORKER_POLL_MS: int(1000, 10),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

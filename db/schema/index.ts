@@ -1,1 +1,3 @@
 export * from "./ledger";
+export * from "./worker";
+export * from "./business";

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { ATTEMPT_TRIGGERS } from "./worker";
 import {
   bigint,
   boolean,
@@ -46,7 +47,14 @@ export const webhookEvent = pgTable(
     subjectIds: text("subject_ids").array().notNull().default(sql`'{}'::text[]`),
     nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
     leaseToken: uuid("lease_token"),
+    leasedAt: tstz("leased_at"),
+    leasedBy: text("leased_by"),
     leaseExpiresAt: tstz("lease_expires_at"),
+    /** What the next attempt is recorded as: a requeue or replay names itself and who asked. */
+    nextTrigger: text("next_trigger", { enum: ATTEMPT_TRIGGERS }).notNull().default("auto"),
+    nextActor: text("next_actor"),
+    /** `attempts` when the retry budget last restarted (a requeue gives a fresh WORKER_MAX_ATTEMPTS). */
+    attemptsBase: integer("attempts_base").notNull().default(0),
     via: text("via", { enum: EVENT_VIA }).notNull().default("provider"),
   },
   (t) => [
@@ -56,6 +64,10 @@ export const webhookEvent = pgTable(
       .on(t.nextAttemptAt)
       .where(sql`${t.status} in ('claimed', 'failed')`),
     // Ascending on purpose: a backward scan serves `order by received_at desc, event_id desc`.
+    // Leases to take over: as small as the number of events in flight.
+    index("webhook_event_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'processing'`),
     index("webhook_event_received_idx").on(t.receivedAt, t.eventId),
     index("webhook_event_subject_ids_idx").using("gin", t.subjectIds),
     index("webhook_event_entity_idx").on(t.source, t.entityType, t.entityId),
@@ -80,6 +92,8 @@ export const webhookDelivery = pgTable(
     via: text("via", { enum: EVENT_VIA }).notNull(),
     /** true for the delivery that inserted the ledger row, false for duplicates. */
     claimed: boolean("claimed").notNull(),
+    /** CLAIM_MODE=shadow: this duplicate was processed again (it "would have been skipped"). */
+    reprocessed: boolean("reprocessed").notNull().default(false),
   },
   (t) => [
     index("webhook_delivery_event_idx").on(t.source, t.eventId),

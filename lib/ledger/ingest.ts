@@ -3,6 +3,7 @@ import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { EVENT_VIA } from "@/db/schema";
 import { SOURCES } from "@/lib/providers/types";
+import { pgArray } from "./pg-array";
 
 export const IngestInput = z.object({
   source: z.enum(SOURCES),
@@ -16,12 +17,16 @@ export const IngestInput = z.object({
   entityVersion: z.number().int().optional(),
   subjectIds: z.array(z.string()).default([]),
   via: z.enum(EVENT_VIA).default("provider"),
+  /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
+  claimMode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
 export type IngestInput = z.input<typeof IngestInput>;
 
 export interface IngestResult {
   /** true: this call inserted the ledger row and owns the event; false: a duplicate. */
   claimed: boolean;
+  /** Shadow mode only: a duplicate that was queued to be processed again. */
+  reprocessed: boolean;
 }
 
 // PostgreSQL's jsonb cannot hold U+0000. The raw body keeps the exact bytes; the jsonb copy swaps it.
@@ -39,24 +44,27 @@ function jsonbText(rawBody: string): string {
  */
 export async function ingestEvent({ db, input }: { db: Db; input: IngestInput }): Promise<IngestResult> {
   const i = IngestInput.parse(input);
+  const trigger = i.via === "replay" ? "replay" : "auto";
+  const shadow = i.claimMode === "shadow";
   const result = await db.execute(sql`
     with claim as (
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers,
-                                 entity_type, entity_id, entity_version, subject_ids, via)
+                                 entity_type, entity_id, entity_version, subject_ids, via, next_trigger, next_actor)
       values (${i.source}, ${i.eventId}, ${i.eventType}, ${jsonbText(i.rawBody)}::text::jsonb, ${i.rawBody},
               ${JSON.stringify(i.headers)}::text::jsonb, ${i.entityType ?? null}, ${i.entityId ?? null},
-              ${i.entityVersion ?? null}::bigint, ${`{${i.subjectIds.map(pgArrayItem).join(",")}}`}::text[], ${i.via})
+              ${i.entityVersion ?? null}::bigint, ${pgArray(i.subjectIds, "text")}, ${i.via},
+              ${trigger}, ${trigger === "replay" ? "replay" : null})
       on conflict (source, event_id) do nothing
       returning 1
+    ), again as (
+      update webhook_event set status = 'claimed', next_attempt_at = now(), attempts_base = attempts
+      where ${shadow} and source = ${i.source} and event_id = ${i.eventId} and status = 'settled'
+        and not exists (select 1 from claim)
+      returning 1
     )
-    insert into webhook_delivery (source, event_id, via, claimed)
-    select ${i.source}::text, ${i.eventId}::text, ${i.via}::text, exists (select 1 from claim)
-    returning claimed`);
-  const row = rowsOf<{ claimed: boolean }>(result)[0];
-  return { claimed: row?.claimed === true };
-}
-
-/** One element of a text[] literal, quoted and escaped (the driver-neutral way to bind an array). */
-function pgArrayItem(value: string): string {
-  return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+    insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
+    select ${i.source}::text, ${i.eventId}::text, ${i.via}::text, exists (select 1 from claim), exists (select 1 from again)
+    returning claimed, reprocessed`);
+  const row = rowsOf<{ claimed: boolean; reprocessed: boolean }>(result)[0];
+  return { claimed: row?.claimed === true, reprocessed: row?.reprocessed === true };
 }

@@ -16,6 +16,7 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       maxBytes: env.WEBHOOK_MAX_BYTES,
       replayToken: env.REPLAY_TOKEN,
+      claimMode: env.CLAIM_MODE,
     },
     log: (message, err) => console.error(message, describeError(err)),
   };

@@ -3,7 +3,7 @@ import { describeError } from "@/lib/errors";
 import { ingestEvent } from "@/lib/ledger/ingest";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { safeEqualStrings } from "@/lib/providers/crypto";
-import { isSource, PROVIDERS, type SecretsBySource } from "@/lib/providers";
+import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
 import { BodyTooLargeError, readBodyLimited } from "./body";
 import { storableHeaders } from "./headers";
 
@@ -12,6 +12,7 @@ export interface ReceiverConfig {
   toleranceSeconds: number;
   maxBytes: number;
   replayToken: string | undefined;
+  claimMode: "enforce" | "shadow";
 }
 
 export interface ReceiverDeps {
@@ -27,6 +28,8 @@ export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" 
 export interface ReceiveResult {
   response: Response;
   outcome: ReceiveOutcome;
+  /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
+  work?: { source: Source; eventId: string };
 }
 
 const json = (status: number, body: Record<string, unknown>): Response => Response.json(body, { status });
@@ -92,7 +95,7 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
 
   try {
     const db = await deps.getDb();
-    const { claimed } = await ingestEvent({
+    const { claimed, reprocessed } = await ingestEvent({
       db,
       input: {
         source,
@@ -105,11 +108,13 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
         entityVersion: entity?.version,
         subjectIds: extractSubjectIds(payload),
         via,
+        claimMode: config.claimMode,
       },
     });
     return {
       response: json(200, { received: true, duplicate: !claimed }),
       outcome: claimed ? "claimed" : "duplicate",
+      work: claimed || reprocessed ? { source, eventId } : undefined,
     };
   } catch (err) {
     if (isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);

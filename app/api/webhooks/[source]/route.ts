@@ -1,11 +1,15 @@
+import { after } from "next/server";
 import { receiveWebhook } from "@/lib/receiver/receive";
 import { receiverDepsFromEnv } from "@/lib/receiver/from-env";
+import { afterClaim } from "@/lib/worker/embedded";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 export async function POST(request: Request, ctx: { params: Promise<{ source: string }> }): Promise<Response> {
   const { source } = await ctx.params;
-  const { response } = await receiveWebhook(source, request, receiverDepsFromEnv());
+  const { response, work } = await receiveWebhook(source, request, receiverDepsFromEnv());
+  // After the provider has its 200: the claim is committed, so this is an optimisation, not a promise.
+  if (work) after(() => afterClaim(work));
   return response;
 }

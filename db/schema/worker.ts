@@ -1,0 +1,74 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+export const ATTEMPT_TRIGGERS = ["auto", "requeue", "replay", "process-now"] as const;
+export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
+
+export const ATTEMPT_OUTCOMES = ["settled", "failed", "stale", "ignored"] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+export const TRANSITION_OUTCOMES = ["applied", "stale"] as const;
+export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** Append-only: one row per processing attempt of an event, whatever started it and however it ended. */
+export const webhookAttempt = pgTable(
+  "webhook_attempt",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    source: text("source").notNull(),
+    eventId: text("event_id").notNull(),
+    number: integer("number").notNull(),
+    trigger: text("trigger", { enum: ATTEMPT_TRIGGERS }).notNull(),
+    actor: text("actor").notNull(),
+    startedAt: tstz("started_at").notNull(),
+    finishedAt: tstz("finished_at").notNull(),
+    outcome: text("outcome", { enum: ATTEMPT_OUTCOMES }).notNull(),
+    error: text("error"),
+  },
+  (t) => [
+    index("webhook_attempt_event_idx").on(t.source, t.eventId, t.number),
+    check("webhook_attempt_trigger_check", sql`${t.trigger} in ('auto','requeue','replay','process-now')`),
+    check("webhook_attempt_outcome_check", sql`${t.outcome} in ('settled','failed','stale','ignored')`),
+  ],
+);
+export type WebhookAttempt = typeof webhookAttempt.$inferSelect;
+
+/** Mutable: the newest version applied per entity. The guard every snapshot write goes through. */
+export const entityVersion = pgTable(
+  "entity_version",
+  {
+    source: text("source").notNull(),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id").notNull(),
+    version: bigint("version", { mode: "number" }).notNull(),
+    eventId: text("event_id").notNull(),
+    updatedAt: tstz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.entityType, t.entityId] })],
+);
+export type EntityVersion = typeof entityVersion.$inferSelect;
+
+/** Append-only timeline: one row per event that tried to move an entity, applied or stale. */
+export const entityTransition = pgTable(
+  "entity_transition",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    source: text("source").notNull(),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id").notNull(),
+    eventId: text("event_id").notNull(),
+    version: bigint("version", { mode: "number" }),
+    outcome: text("outcome", { enum: TRANSITION_OUTCOMES }).notNull(),
+    /** `{ field: { from, to } }` for applied events; for stale ones, why (older, or a tie). */
+    changes: jsonb("changes").$type<Record<string, { from: unknown; to: unknown }>>().notNull(),
+    note: text("note"),
+    recordedAt: tstz("recorded_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("entity_transition_entity_idx").on(t.source, t.entityType, t.entityId, t.id),
+    index("entity_transition_event_idx").on(t.source, t.eventId),
+  ],
+);
+export type EntityTransition = typeof entityTransition.$inferSelect;

@@ -1,0 +1,24 @@
+import { isoToMicros } from "@/lib/providers/time";
+import { firstPriceId, objectAt, optionalString, stringAt } from "../read";
+import { writeSubscription, type SubscriptionState } from "../subscription-store";
+import { defineSnapshotHandler, HandlerInputError } from "../types";
+
+/** subscription.* → subscription, versioned by occurred_at in microseconds (Paddle sends six digits). */
+export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
+  source: "paddle",
+  types: ["subscription.created", "subscription.updated", "subscription.canceled"],
+  read({ payload, eventType }) {
+    const data = objectAt(payload, "data");
+    const externalId = stringAt(data, "id", "data");
+    const version = isoToMicros((payload as Record<string, unknown>).occurred_at);
+    if (version === undefined) throw new HandlerInputError("payload has no occurred_at timestamp");
+    const state: SubscriptionState = {
+      externalId,
+      customerId: optionalString(data, "customer_id"),
+      plan: firstPriceId(data.items, "data.items"),
+      status: eventType === "subscription.canceled" ? "canceled" : stringAt(data, "status", "data"),
+    };
+    return { entity: { type: "subscription", id: externalId, version }, state };
+  },
+  write: (tx, state, { entity, event }) => writeSubscription(tx, "paddle", state, entity.version, event.eventId),
+});

@@ -1,0 +1,127 @@
+import { sql } from "drizzle-orm";
+import { rowsOf, type Db, type Tx } from "@/db/client";
+import type { AttemptOutcome } from "@/db/schema";
+import { describeError } from "@/lib/errors";
+import { applyEvent, type ApplyOutcome } from "@/lib/handlers/dispatch";
+import type { HandlerLookup } from "@/lib/handlers/registry";
+import { HandlerInputError } from "@/lib/handlers/types";
+import { backoffSql, failStatusSql } from "./lease";
+import { pgArray } from "./pg-array";
+import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
+
+export interface ProcessContext {
+  policy: RetryPolicy;
+  handlers: HandlerLookup;
+  log?: (message: string) => void;
+}
+
+export type ProcessOutcome = AttemptOutcome | "dead" | "lease-lost";
+export interface Processed extends EventKey {
+  outcome: ProcessOutcome;
+  error?: string;
+}
+
+const keyOf = (e: EventKey) => `${e.source}\u0000${e.eventId}`;
+
+/**
+ * Apply and settle leased events. The happy path is one transaction for the whole batch (one commit
+ * instead of one per event); if any handler throws, that transaction rolls back and each event is
+ * retried alone, so one poison event costs its neighbours a retry, never a lost or doubled effect.
+ */
+export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Processed[]> {
+  if (events.length === 0) return [];
+  if (events.length > 1) {
+    try {
+      return await db.transaction((tx) => applyAndSettle(tx, events, ctx));
+    } catch (err) {
+      ctx.log?.(`batch of ${events.length} rolled back (${describeError(err)}); retrying one by one`);
+    }
+  }
+  const out: Processed[] = [];
+  for (const event of events) {
+    try {
+      out.push(...(await db.transaction((tx) => applyAndSettle(tx, [event], ctx))));
+    } catch (err) {
+      out.push(await recordFailure(db, event, err, ctx));
+    }
+  }
+  return out;
+}
+
+async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Processed[]> {
+  // Fence: lock the rows whose lease is still ours. A worker that lost its lease finds nothing here
+  // and writes nothing; once locked, no reaper or other worker can take them until we commit.
+  const owned = new Set(
+    rowsOf<{ source: string; event_id: string }>(
+      await tx.execute(sql`
+        select e.source, e.event_id from webhook_event e
+        join unnest(${pgArray(events.map((e) => e.source), "text")}, ${pgArray(events.map((e) => e.eventId), "text")},
+                    ${pgArray(events.map((e) => e.leaseToken), "uuid")}) as v(source, event_id, token)
+          on e.source = v.source and e.event_id = v.event_id
+        where e.lease_token = v.token and e.status = 'processing'
+        for update of e`),
+    ).map((r) => `${r.source}\u0000${r.event_id}`),
+  );
+  const results: Processed[] = [];
+  const done: { event: LeasedEvent; outcome: ApplyOutcome }[] = [];
+  for (const event of events) {
+    if (!owned.has(keyOf(event))) {
+      results.push({ source: event.source, eventId: event.eventId, outcome: "lease-lost" });
+      continue;
+    }
+    const outcome = await applyEvent(tx, event, ctx.handlers);
+    done.push({ event, outcome });
+    results.push({ source: event.source, eventId: event.eventId, outcome });
+  }
+  if (done.length > 0) await settleMany(tx, done);
+  return results;
+}
+
+/** Settles the ledger rows and appends their attempt rows: one statement for the whole batch. */
+async function settleMany(tx: Tx, done: readonly { event: LeasedEvent; outcome: ApplyOutcome }[]): Promise<void> {
+  const col = <T extends string | number | null>(f: (d: { event: LeasedEvent; outcome: ApplyOutcome }) => T) => done.map(f);
+  await tx.execute(sql`
+    with v as (
+      select * from unnest(${pgArray(col((d) => d.event.source), "text")}, ${pgArray(col((d) => d.event.eventId), "text")},
+        ${pgArray(col((d) => d.event.attempt), "int")}, ${pgArray(col((d) => d.event.trigger), "text")},
+        ${pgArray(col((d) => d.event.actor), "text")}, ${pgArray(col((d) => d.event.leasedAt.toISOString()), "timestamptz")},
+        ${pgArray(col((d) => d.outcome), "text")}) as v(source, event_id, number, trigger, actor, started_at, outcome)
+    ), settled as (
+      update webhook_event e set status = 'settled', settled_at = now(), last_error = null,
+        lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
+      from v where e.source = v.source and e.event_id = v.event_id
+    )
+    insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
+    select source, event_id, number, trigger, actor, started_at, clock_timestamp(), outcome from v`);
+}
+
+/** Records a failed attempt, fenced on the lease: failed with backoff, or dead when the budget is spent. */
+async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: ProcessContext): Promise<Processed> {
+  const message = (err instanceof HandlerInputError ? err.message : describeError(err)).slice(0, 2000);
+  const key = { source: event.source, eventId: event.eventId };
+  try {
+    const [row] = rowsOf<{ status: "failed" | "dead" }>(
+      await db.execute(sql`
+        with upd as (
+          update webhook_event e set status = ${failStatusSql(ctx.policy)}, last_error = ${message},
+            next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
+            next_trigger = 'auto', next_actor = null
+          where e.source = ${event.source} and e.event_id = ${event.eventId}
+            and e.lease_token = ${event.leaseToken} and e.status = 'processing'
+          returning e.status
+        ), attempt as (
+          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error)
+          select ${event.source}, ${event.eventId}, ${event.attempt}, ${event.trigger}, ${event.actor},
+                 ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}
+          from upd
+        )
+        select status from upd`),
+    );
+    if (!row) return { ...key, outcome: "lease-lost", error: message };
+    return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message };
+  } catch (recordErr) {
+    // The database is gone too: the lease will expire and the reaper will count this attempt.
+    ctx.log?.(`could not record failure of ${event.source}/${event.eventId}: ${describeError(recordErr)}`);
+    return { ...key, outcome: "failed", error: message };
+  }
+}

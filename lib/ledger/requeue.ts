@@ -1,0 +1,61 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { webhookEvent } from "@/db/schema";
+import { SOURCES } from "@/lib/providers/types";
+import { leaseOne } from "./lease";
+import { processLeased, type ProcessContext, type Processed } from "./process";
+import { ConflictError, NotFoundError } from "./types";
+
+export const EventKeyInput = z.object({ source: z.enum(SOURCES), eventId: z.string().min(1).max(255) });
+export type EventKeyInput = z.infer<typeof EventKeyInput>;
+
+async function explainMiss(db: Db, key: EventKeyInput, wanted: string): Promise<never> {
+  const [row] = await db
+    .select({ status: webhookEvent.status })
+    .from(webhookEvent)
+    .where(and(eq(webhookEvent.source, key.source), eq(webhookEvent.eventId, key.eventId)));
+  if (!row) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);
+  throw new ConflictError(`event ${key.eventId} is ${row.status}; ${wanted}`);
+}
+
+/**
+ * failed or dead → claimed and due now, with a fresh attempt budget. The attempt history stays; the
+ * next attempt is recorded as a requeue by `actor`.
+ */
+export async function requeueEvent({ db, actor, input }: { db: Db; actor: string; input: EventKeyInput }): Promise<{ status: "claimed" }> {
+  const key = EventKeyInput.parse(input);
+  const rows = await db
+    .update(webhookEvent)
+    .set({ status: "claimed", nextAttemptAt: sql`now()`, nextTrigger: "requeue", nextActor: actor, attemptsBase: sql`${webhookEvent.attempts}` })
+    .where(and(eq(webhookEvent.source, key.source), eq(webhookEvent.eventId, key.eventId), inArray(webhookEvent.status, ["failed", "dead"])))
+    .returning({ status: webhookEvent.status });
+  if (rows.length === 0) return explainMiss(db, key, "only failed or dead events can be requeued");
+  return { status: "claimed" };
+}
+
+/** Lease and process one event right now (claimed, failed or dead), recorded as process-now by `actor`. */
+export async function processEventNow({
+  db,
+  actor,
+  input,
+  ctx,
+}: {
+  db: Db;
+  actor: string;
+  input: EventKeyInput;
+  ctx: ProcessContext & { workerId: string; leaseMs: number };
+}): Promise<Processed> {
+  const key = EventKeyInput.parse(input);
+  const leased = await leaseOne(db, key, {
+    workerId: ctx.workerId,
+    leaseMs: ctx.leaseMs,
+    statuses: ["claimed", "failed", "dead"],
+    trigger: "process-now",
+    actor,
+  });
+  if (!leased) return explainMiss(db, key, "only claimed, failed or dead events can be processed now");
+  const [result] = await processLeased(db, [leased], ctx);
+  if (!result) throw new Error("processing returned no result");
+  return result;
+}

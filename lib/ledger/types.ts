@@ -1,0 +1,34 @@
+import type { AttemptTrigger } from "@/db/schema";
+import type { Source } from "@/lib/providers/types";
+
+export interface EventKey {
+  source: Source;
+  eventId: string;
+}
+
+/** A ledger row this worker holds a lease on. `leaseToken` fences every write that follows. */
+export interface LeasedEvent extends EventKey {
+  eventType: string;
+  payload: unknown;
+  /** This attempt's number (attempts after the lease's +1). */
+  attempt: number;
+  attemptsBase: number;
+  leaseToken: string;
+  leasedAt: Date;
+  trigger: AttemptTrigger;
+  actor: string;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+export class ConflictError extends Error {
+  override name = "ConflictError";
+}
+
+export class NotFoundError extends Error {
+  override name = "NotFoundError";
+}

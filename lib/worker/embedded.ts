@@ -1,0 +1,53 @@
+import { getDbHandle } from "@/db";
+import { getEnv } from "@/lib/env";
+import { describeError } from "@/lib/errors";
+import type { EventKey } from "@/lib/ledger/types";
+import { createWorker, type Worker } from "./run";
+import { workerSettingsFromEnv } from "./settings";
+import { coalesce, WAKE_CHANNEL } from "./wake";
+
+const globalForWorker = globalThis as unknown as { __ledgerWorker?: Worker; __ledgerNotify?: () => void };
+
+const log = (message: string) => console.log(`[worker] ${message}`);
+
+/** The worker that lives inside the app process (WORKER_MODE=embedded). One per process. */
+export function startEmbeddedWorker(): Worker | undefined {
+  if (getEnv().WORKER_MODE !== "embedded") return undefined;
+  globalForWorker.__ledgerWorker ??= (() => {
+    const handle = getDbHandle();
+    const worker = createWorker({
+      getDb: async () => (await handle).db,
+      settings: workerSettingsFromEnv(getEnv(), "embedded"),
+      log,
+      listen: async (onWake) => {
+        const h = await handle;
+        return h.listen ? h.listen(WAKE_CHANNEL, onWake) : async () => {};
+      },
+    });
+    worker.start();
+    return worker;
+  })();
+  return globalForWorker.__ledgerWorker;
+}
+
+/**
+ * After a claim: process it here and now when this process runs a worker (the fast path), else
+ * wake the standalone workers with a coalesced NOTIFY.
+ */
+export async function afterClaim(key: EventKey): Promise<void> {
+  const worker = globalForWorker.__ledgerWorker;
+  try {
+    if (worker) {
+      await worker.processClaimed(key);
+      return;
+    }
+    const handle = await getDbHandle();
+    const notify = handle.notify;
+    if (!notify) return;
+    globalForWorker.__ledgerNotify ??= coalesce(() => notify(WAKE_CHANNEL), 25, (err) => log(`notify: ${describeError(err)}`));
+    globalForWorker.__ledgerNotify();
+  } catch (err) {
+    // The event is claimed and committed; the polling loop or a standalone worker will take it.
+    log(`fast path for ${key.source}/${key.eventId}: ${describeError(err)}`);
+  }
+}

@@ -1,0 +1,44 @@
+import { connectPostgres } from "@/db/client";
+import { migratePostgresUrl } from "@/db/migrate";
+import { getEnv } from "@/lib/env";
+import { describeError } from "@/lib/errors";
+import { createWorker } from "./run";
+import { workerSettingsFromEnv } from "./settings";
+import { WAKE_CHANNEL } from "./wake";
+
+/** `npm run worker`: a standalone worker process, for scaling out beside the app. */
+async function main() {
+  const env = getEnv();
+  if (!env.DATABASE_URL) {
+    console.error("npm run worker needs DATABASE_URL: the embedded database belongs to the app process (its worker runs inside it).");
+    process.exit(2);
+  }
+  await migratePostgresUrl(env.DATABASE_URL);
+  const handle = connectPostgres(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 2 });
+  const settings = workerSettingsFromEnv(env, "worker");
+  const worker = createWorker({
+    getDb: () => Promise.resolve(handle.db),
+    settings,
+    log: (m) => console.log(`[worker] ${m}`),
+    listen: (onWake) => handle.listen!(WAKE_CHANNEL, onWake),
+  });
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[worker] ${signal}: finishing in-flight work`);
+    void worker
+      .stop()
+      .then(() => handle.close())
+      .then(() => process.exit(0));
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  worker.start();
+  console.log(`[worker] ${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`);
+}
+
+main().catch((err: unknown) => {
+  console.error("[worker] failed to start:", describeError(err));
+  process.exit(1);
+});
