@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { stripeSubscriptionEvent } from "../../test/fixtures/stripe";
 import { signGithub, signStripe } from "../../test/sign";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
@@ -8,8 +9,7 @@ const sql = e2eSql();
 test.afterAll(async () => sql.end());
 
 const stripeSecret = "whsec_e2e_stripe";
-const event = (id: string) =>
-  JSON.stringify({ id, object: "event", type: "customer.subscription.updated", created: 1_764_410_000, data: { object: { id: "sub_e2e", object: "subscription", customer: "cus_e2e0001" } } });
+const event = (id: string) => JSON.stringify(stripeSubscriptionEvent({ eventId: id, subscriptionId: `sub_${id}`, customerId: "cus_E2e000001" }));
 
 test("[api] GET /api/health answers 200 with the database up", async ({ request }) => {
   const res = await request.get("/api/health");
@@ -29,7 +29,9 @@ test("[api] a signed Stripe event is claimed once through the built app; its ret
   expect(await again.json()).toEqual({ received: true, duplicate: true });
   const rows = await sql`select status, raw_body from webhook_event where source = 'stripe' and event_id = ${id}`;
   expect(rows).toHaveLength(1);
-  expect(rows[0]).toMatchObject({ status: "claimed", raw_body: first.body });
+  expect(rows[0]?.raw_body).toBe(first.body);
+  // The embedded worker may already have taken it; it must never have failed.
+  expect(["claimed", "processing", "settled"]).toContain(rows[0]?.status);
   const deliveries = await sql`select claimed from webhook_delivery where event_id = ${id} order by id`;
   expect(deliveries.map((d) => d.claimed)).toEqual([true, false]);
 });
