@@ -50,10 +50,10 @@ export async function connectPglite(dir: string): Promise<DbHandle> {
   // Loaded lazily so a production process on postgres.js never pulls in the WASM build.
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const abs = path.resolve(dir);
-  // PGlite creates only the last folder of its data directory.
-  mkdirSync(path.dirname(abs), { recursive: true });
-  const client = await PGlite.create(abs);
+  // "memory://" keeps the database in memory (tests); otherwise PGlite creates only the last folder.
+  const target = dir.startsWith("memory://") ? dir : path.resolve(dir);
+  if (!dir.startsWith("memory://")) mkdirSync(path.dirname(target), { recursive: true });
+  const client = await PGlite.create(target);
   const db = drizzle(client, { schema }) as unknown as Db;
   return { db, kind: "pglite", close: () => client.close() };
 }
