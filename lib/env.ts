@@ -39,6 +39,12 @@ export const EnvSchema = z.object({
   WORKER_LEASE_MS: int(30_000, 100),
   WORKER_BATCH_SIZE: int(100, 1),
   WORKER_POLL_MS: int(1000, 10),
+  APP_URL: z.string().url().optional(),
+  BETTER_AUTH_SECRET: z.string().min(32, "BETTER_AUTH_SECRET must be at least 32 characters").optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(12, "ADMIN_PASSWORD must be at least 12 characters").optional(),
+  SIGN_IN_PER_MINUTE: int(5, 1),
+  SESSION_HOURS: int(12, 1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

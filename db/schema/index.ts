@@ -1,3 +1,4 @@
 export * from "./ledger";
 export * from "./worker";
 export * from "./business";
+export * from "./auth";

@@ -2,6 +2,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { webhookEvent } from "@/db/schema";
+import { audited } from "@/lib/auth/audited";
+import type { Actor } from "@/lib/auth/roles";
 import { SOURCES } from "@/lib/providers/types";
 import { leaseOne } from "./lease";
 import { processLeased, type ProcessContext, type Processed } from "./process";
@@ -20,21 +22,23 @@ async function explainMiss(db: Db, key: EventKeyInput, wanted: string): Promise<
 }
 
 /**
- * failed or dead → claimed and due now, with a fresh attempt budget. The attempt history stays; the
- * next attempt is recorded as a requeue by `actor`.
+ * failed or dead → claimed and due now, with a fresh attempt budget (ops). The attempt history stays;
+ * the next attempt is recorded as a requeue by the actor, and the audit row commits with the change.
  */
-export async function requeueEvent({ db, actor, input }: { db: Db; actor: string; input: EventKeyInput }): Promise<{ status: "claimed" }> {
+export async function requeueEvent({ db, actor, input }: { db: Db; actor: Actor | undefined; input: EventKeyInput }): Promise<{ status: "claimed" }> {
   const key = EventKeyInput.parse(input);
-  const rows = await db
-    .update(webhookEvent)
-    .set({ status: "claimed", nextAttemptAt: sql`now()`, nextTrigger: "requeue", nextActor: actor, attemptsBase: sql`${webhookEvent.attempts}` })
-    .where(and(eq(webhookEvent.source, key.source), eq(webhookEvent.eventId, key.eventId), inArray(webhookEvent.status, ["failed", "dead"])))
-    .returning({ status: webhookEvent.status });
-  if (rows.length === 0) return explainMiss(db, key, "only failed or dead events can be requeued");
-  return { status: "claimed" };
+  return audited(db, actor, "events.requeue", { action: "events.requeue", target: `event:${key.source}/${key.eventId}` }, async (tx, who) => {
+    const rows = await tx
+      .update(webhookEvent)
+      .set({ status: "claimed", nextAttemptAt: sql`now()`, nextTrigger: "requeue", nextActor: who.email, attemptsBase: sql`${webhookEvent.attempts}` })
+      .where(and(eq(webhookEvent.source, key.source), eq(webhookEvent.eventId, key.eventId), inArray(webhookEvent.status, ["failed", "dead"])))
+      .returning({ status: webhookEvent.status });
+    if (rows.length === 0) return explainMiss(tx, key, "only failed or dead events can be requeued");
+    return { status: "claimed" as const };
+  });
 }
 
-/** Lease and process one event right now (claimed, failed or dead), recorded as process-now by `actor`. */
+/** Lease and process one event right now (claimed, failed or dead), recorded as process-now by the actor (ops). */
 export async function processEventNow({
   db,
   actor,
@@ -42,19 +46,15 @@ export async function processEventNow({
   ctx,
 }: {
   db: Db;
-  actor: string;
+  actor: Actor | undefined;
   input: EventKeyInput;
   ctx: ProcessContext & { workerId: string; leaseMs: number };
 }): Promise<Processed> {
   const key = EventKeyInput.parse(input);
-  const leased = await leaseOne(db, key, {
-    workerId: ctx.workerId,
-    leaseMs: ctx.leaseMs,
-    statuses: ["claimed", "failed", "dead"],
-    trigger: "process-now",
-    actor,
+  const leased = await audited(db, actor, "events.process-now", { action: "events.process-now", target: `event:${key.source}/${key.eventId}` }, async (tx, who) => {
+    const lease = await leaseOne(tx, key, { workerId: ctx.workerId, leaseMs: ctx.leaseMs, statuses: ["claimed", "failed", "dead"], trigger: "process-now", actor: who.email });
+    return lease ?? explainMiss(tx, key, "only claimed, failed or dead events can be processed now");
   });
-  if (!leased) return explainMiss(db, key, "only claimed, failed or dead events can be processed now");
   const [result] = await processLeased(db, [leased], ctx);
   if (!result) throw new Error("processing returned no result");
   return result;

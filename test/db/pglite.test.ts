@@ -39,6 +39,6 @@ describe("embedded database (PGlite)", () => {
     expect(rowsOf(await db.execute(sql`select amount_paid::int as amount, invoice_count from customer_total`))).toEqual([{ amount: 700, invoice_count: 1 }]);
     expect(rowsOf(await db.execute(sql`select status, updated_by_event from subscription`))).toEqual([{ status: "active", updated_by_event: "evt_s2" }]);
     expect(rowsOf(await db.execute(sql`select subject_ids, jsonb_typeof(payload) as t from webhook_event where event_id = 'evt_p1'`))).toEqual([{ subject_ids: ["cus_Pglite00001", 'odd"id'], t: "object" }]);
-    await expect(requeueEvent({ db, actor: "ops", input: { source: "stripe", eventId: "evt_p1" } })).rejects.toThrow("is settled");
+    await expect(requeueEvent({ db, actor: { id: "u1", email: "ops@example.com", role: "ops" }, input: { source: "stripe", eventId: "evt_p1" } })).rejects.toThrow("is settled");
   });
 });

@@ -6,11 +6,13 @@ import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased } from "@/lib/ledger/process";
 import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import type { Actor } from "@/lib/auth/roles";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
 
 const { db } = setupTestDb();
+const OPS: Actor = { id: "u-ops", email: "ops@example.com", role: "ops" };
 
 /** invoice.paid, except for events whose id starts with evt_poison: those always throw. */
 const poisonous = handlerLookup([
@@ -120,7 +122,7 @@ describe("requeue and process now", () => {
     const settings = testSettings({ policy: { maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 1 } });
     await drain(db, settings, { handlers: poisonous });
     expect(await query(db, sql`select status from webhook_event`)).toEqual([{ status: "dead" }]);
-    expect(await requeueEvent({ db, actor: "ops@example.com", input: { source: "stripe", eventId: "evt_poison_requeue" } })).toEqual({ status: "claimed" });
+    expect(await requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_poison_requeue" } })).toEqual({ status: "claimed" });
     await drain(db, settings); // the built-in handler: the "bug" is fixed
     const attempts = await query<{ number: number; trigger: string; actor: string; outcome: string }>(db, sql`select number, trigger, actor, outcome from webhook_attempt order by number`);
     expect(attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([[1, "auto", "failed"], [2, "auto", "failed"], [3, "requeue", "settled"]]);
@@ -130,19 +132,19 @@ describe("requeue and process now", () => {
   it("[worker] requeue refuses a settled event and names its status; an unknown event is not found", async () => {
     await claim(db, "stripe", paid("evt_done"));
     await drain(db);
-    await expect(requeueEvent({ db, actor: "ops", input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow(ConflictError);
-    await expect(requeueEvent({ db, actor: "ops", input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow("event evt_done is settled; only failed or dead events can be requeued");
-    await expect(requeueEvent({ db, actor: "ops", input: { source: "stripe", eventId: "evt_nope" } })).rejects.toThrow(NotFoundError);
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow(ConflictError);
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow("event evt_done is settled; only failed or dead events can be requeued");
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_nope" } })).rejects.toThrow(NotFoundError);
   });
 
   it("[worker] process now runs a failed event at once, ignoring its backoff, recorded as process-now", async () => {
     await claim(db, "stripe", paid("evt_later"));
     await db.execute(sql`update webhook_event set status = 'failed', attempts = 1, next_attempt_at = now() + interval '1 hour'`);
     const ctx = { policy: testSettings().policy, handlers: handlerLookup(), workerId: "console", leaseMs: 30_000 };
-    const result = await processEventNow({ db, actor: "ops@example.com", input: { source: "stripe", eventId: "evt_later" }, ctx });
+    const result = await processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx });
     expect(result.outcome).toBe("settled");
     expect(await query(db, sql`select number, trigger, actor, outcome from webhook_attempt`)).toEqual([{ number: 2, trigger: "process-now", actor: "ops@example.com", outcome: "settled" }]);
-    await expect(processEventNow({ db, actor: "ops", input: { source: "stripe", eventId: "evt_later" }, ctx })).rejects.toThrow(/is settled/);
+    await expect(processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx })).rejects.toThrow(/is settled/);
   });
 
   it("[worker] a replayed event's attempt is recorded with trigger replay", async () => {

@@ -1,0 +1,36 @@
+import type { Role } from "@/db/schema";
+
+/** What each action needs. Roles are ordered: ops can do everything support can, admin everything ops can. */
+export const PERMISSIONS = {
+  "events.read": "support",
+  "audit.read": "support",
+  "events.requeue": "ops",
+  "events.process-now": "ops",
+  "replay.start": "ops",
+  "users.manage": "admin",
+} as const satisfies Record<string, Role>;
+export type Permission = keyof typeof PERMISSIONS;
+
+const RANK: Record<Role, number> = { support: 1, ops: 2, admin: 3 };
+
+/** Who is acting: a signed-in user, as lib verbs see them. */
+export interface Actor {
+  id: string;
+  email: string;
+  role: Role;
+}
+
+export class ForbiddenError extends Error {
+  override name = "ForbiddenError";
+  constructor(readonly permission: Permission, readonly role: Role | undefined) {
+    super(`${role ?? "anonymous"} may not ${permission.replace(".", ": ")} (needs ${PERMISSIONS[permission]})`);
+  }
+}
+
+export function can(role: Role | undefined, permission: Permission): boolean {
+  return role !== undefined && RANK[role] >= RANK[PERMISSIONS[permission]];
+}
+
+export function authorize(actor: Actor | undefined, permission: Permission): asserts actor is Actor {
+  if (!actor || !can(actor.role, permission)) throw new ForbiddenError(permission, actor?.role);
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { admin } from "better-auth/plugins";
+import { eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { appSetting, authAccount, authRateLimit, authSession, authUser, authVerification, type Role } from "@/db/schema";
+import type { Actor } from "./roles";
+
+export interface AuthConfig {
+  baseURL: string;
+  secret: string;
+  /** Sign-in attempts allowed per client and minute before 429. */
+  signInPerMinute: number;
+  sessionHours: number;
+}
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+export function createAuth(db: Db, config: AuthConfig) {
+  return betterAuth({
+    baseURL: config.baseURL,
+    secret: config.secret,
+    trustedOrigins: [config.baseURL],
+    telemetry: { enabled: false },
+    database: drizzleAdapter(db, {
+      provider: "pg",
+      schema: { user: authUser, session: authSession, account: authAccount, verification: authVerification, rateLimit: authRateLimit },
+    }),
+    // Admins create accounts; nobody signs themselves up.
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: 256 },
+    // No cookie cache: every request checks the session row, so revoking a session takes effect at once.
+    session: { expiresIn: config.sessionHours * 3600, updateAge: 3600, cookieCache: { enabled: false } },
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      modelName: "rateLimit",
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { window: 60, max: config.signInPerMinute } },
+    },
+    plugins: [
+      admin({
+        defaultRole: "support",
+        adminRoles: ["admin"],
+        bannedUserMessage: "This account is disabled. Ask an admin to enable it.",
+      }),
+    ],
+    advanced: { cookiePrefix: "ledger", useSecureCookies: config.baseURL.startsWith("https://") },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+/** The signed-in user behind these request headers, or undefined (no, expired or revoked session, or disabled). */
+export async function getActor(auth: Auth, headers: Headers): Promise<Actor | undefined> {
+  const session = await auth.api.getSession({ headers });
+  if (!session) return undefined;
+  const user = session.user as { id: string; email: string; role?: string | null; banned?: boolean | null };
+  if (user.banned) return undefined;
+  return { id: user.id, email: user.email, role: (user.role ?? "support") as Role };
+}
+
+/**
+ * BETTER_AUTH_SECRET when set; otherwise a random secret generated once and kept in the database,
+ * so sessions survive restarts and there is never a built-in default.
+ */
+export async function resolveAuthSecret(db: Db, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  const fresh = randomBytes(32).toString("base64url");
+  await db.insert(appSetting).values({ key: "auth_secret", value: fresh }).onConflictDoNothing();
+  const [row] = await db.select({ value: appSetting.value }).from(appSetting).where(eq(appSetting.key, "auth_secret"));
+  if (!row) throw new Error("could not store the generated auth secret");
+  return row.value;
+}

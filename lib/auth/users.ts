@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { hashPassword, verifyPassword } from "better-auth/crypto";
+import { and, asc, count, eq, ne } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
+import { writeAudit } from "@/lib/audit";
+import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { authorize, type Actor } from "./roles";
+import { MIN_PASSWORD_LENGTH } from "./server";
+
+const Password = z.string().min(MIN_PASSWORD_LENGTH, `Password must be at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
+
+export const CreateUserInput = z.object({
+  email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")),
+  name: z.string().trim().max(100).optional(),
+  role: z.enum(ROLES),
+  password: Password,
+});
+export type CreateUserInput = z.input<typeof CreateUserInput>;
+
+export interface UserSummary {
+  id: string;
+  email: string;
+  name: string;
+  role: (typeof ROLES)[number];
+  disabled: boolean;
+  createdAt: Date;
+}
+
+export async function listUsers({ db, actor }: { db: Db; actor: Actor | undefined }): Promise<UserSummary[]> {
+  authorize(actor, "users.manage");
+  const rows = await db
+    .select({ id: authUser.id, email: authUser.email, name: authUser.name, role: authUser.role, disabled: authUser.banned, createdAt: authUser.createdAt })
+    .from(authUser)
+    .orderBy(asc(authUser.email));
+  return rows;
+}
+
+/** Inserts a user with a credential account; no role check (used by the verbs below and by bootstrap). */
+export async function insertUser(tx: Db, input: z.output<typeof CreateUserInput>): Promise<string> {
+  const id = randomUUID();
+  const [clash] = await tx.select({ id: authUser.id }).from(authUser).where(eq(authUser.email, input.email));
+  if (clash) throw new ConflictError(`a user with email ${input.email} already exists`);
+  await tx.insert(authUser).values({ id, email: input.email, name: input.name || input.email.split("@")[0]!, role: input.role, emailVerified: true });
+  await tx.insert(authAccount).values({ id: randomUUID(), accountId: id, providerId: "credential", userId: id, password: await hashPassword(input.password) });
+  return id;
+}
+
+export async function createUser({ db, actor, input }: { db: Db; actor: Actor | undefined; input: CreateUserInput }): Promise<{ id: string }> {
+  authorize(actor, "users.manage");
+  const data = CreateUserInput.parse(input);
+  return db.transaction(async (tx) => {
+    const id = await insertUser(tx, data);
+    await writeAudit(tx, actor, { action: "users.create", target: `user:${data.email}`, detail: { role: data.role }, result: "ok" });
+    return { id };
+  });
+}
+
+async function adminsBesides(tx: Db, userId: string): Promise<number> {
+  const [row] = await tx.select({ n: count() }).from(authUser).where(and(eq(authUser.role, "admin"), eq(authUser.banned, false), ne(authUser.id, userId)));
+  return row?.n ?? 0;
+}
+
+async function getUser(tx: Db, userId: string) {
+  const [user] = await tx.select().from(authUser).where(eq(authUser.id, userId)).for("update");
+  if (!user) throw new NotFoundError(`no user ${userId}`);
+  return user;
+}
+
+export const SetRoleInput = z.object({ userId: z.string().min(1), role: z.enum(ROLES) });
+
+export async function setUserRole({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetRoleInput> }): Promise<void> {
+  authorize(actor, "users.manage");
+  const { userId, role } = SetRoleInput.parse(input);
+  await db.transaction(async (tx) => {
+    const user = await getUser(tx, userId);
+    if (user.role === "admin" && role !== "admin" && (await adminsBesides(tx, userId)) === 0)
+      throw new ConflictError("at least one enabled admin must remain");
+    await tx.update(authUser).set({ role, updatedAt: new Date() }).where(eq(authUser.id, userId));
+    await writeAudit(tx, actor, { action: "users.set-role", target: `user:${user.email}`, detail: { from: user.role, to: role }, result: "ok" });
+  });
+}
+
+export const SetDisabledInput = z.object({ userId: z.string().min(1), disabled: z.boolean() });
+
+/** Disabling ends every session of the user in the same transaction: they are out at their next request. */
+export async function setUserDisabled({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetDisabledInput> }): Promise<void> {
+  authorize(actor, "users.manage");
+  const { userId, disabled } = SetDisabledInput.parse(input);
+  await db.transaction(async (tx) => {
+    const user = await getUser(tx, userId);
+    if (disabled && user.id === actor.id) throw new ConflictError("you cannot disable your own account");
+    if (disabled && user.role === "admin" && (await adminsBesides(tx, userId)) === 0) throw new ConflictError("at least one enabled admin must remain");
+    await tx.update(authUser).set({ banned: disabled, banReason: disabled ? `disabled by ${actor.email}` : null, updatedAt: new Date() }).where(eq(authUser.id, userId));
+    const ended = disabled ? (await tx.delete(authSession).where(eq(authSession.userId, userId)).returning({ id: authSession.id })).length : 0;
+    await writeAudit(tx, actor, { action: disabled ? "users.disable" : "users.enable", target: `user:${user.email}`, detail: disabled ? { sessionsEnded: ended } : {}, result: "ok" });
+  });
+}
+
+export const ChangePasswordInput = z
+  .object({ currentPassword: z.string().min(1, "Enter your current password"), newPassword: Password })
+  .refine((v) => v.currentPassword !== v.newPassword, { message: "The new password must differ from the current one", path: ["newPassword"] });
+
+/** Any signed-in user, for their own account. Other sessions of the user end; the current one stays. */
+export async function changePassword({ db, actor, input, currentSessionId }: { db: Db; actor: Actor | undefined; input: z.input<typeof ChangePasswordInput>; currentSessionId?: string }): Promise<void> {
+  authorize(actor, "events.read");
+  const data = ChangePasswordInput.parse(input);
+  await db.transaction(async (tx) => {
+    const [account] = await tx.select().from(authAccount).where(and(eq(authAccount.userId, actor.id), eq(authAccount.providerId, "credential"))).for("update");
+    if (!account?.password || !(await verifyPassword({ hash: account.password, password: data.currentPassword })))
+      throw new ConflictError("The current password is not correct");
+    await tx.update(authAccount).set({ password: await hashPassword(data.newPassword), updatedAt: new Date() }).where(eq(authAccount.id, account.id));
+    await tx.delete(authSession).where(currentSessionId ? and(eq(authSession.userId, actor.id), ne(authSession.id, currentSessionId)) : eq(authSession.userId, actor.id));
+    await writeAudit(tx, actor, { action: "users.change-password", target: `user:${actor.email}`, result: "ok" });
+  });
+}

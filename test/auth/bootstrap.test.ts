@@ -1,0 +1,51 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { rowsOf } from "@/db/client";
+import { bootstrapFirstAdmin, completeSetup, isSetupTokenValid } from "@/lib/auth/bootstrap";
+import { resolveAuthSecret } from "@/lib/auth/server";
+import { setupTestDb } from "../db";
+import { signIn, testAuth } from "./helpers";
+
+const { db } = setupTestDb();
+const baseURL = "http://127.0.0.1:3999";
+
+describe("the first admin", () => {
+  it("[bootstrap] ADMIN_EMAIL/ADMIN_PASSWORD create the first admin once, who can sign in", async () => {
+    expect(await bootstrapFirstAdmin(db, { email: "Root@Example.com", password: "first admin password", baseURL })).toEqual({ kind: "created", email: "root@example.com" });
+    expect(await bootstrapFirstAdmin(db, { email: "other@example.com", password: "first admin password", baseURL })).toEqual({ kind: "exists" });
+    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([{ email: "root@example.com", role: "admin" }]);
+    expect((await signIn(testAuth(db), "root@example.com", "first admin password")).status).toBe(200);
+  });
+
+  it("[bootstrap] with no variables an empty database gets a one-time setup link, stored only as a hash", async () => {
+    const result = await bootstrapFirstAdmin(db, { baseURL });
+    expect(result.kind).toBe("setup-link");
+    const token = new URL((result as { url: string }).url).searchParams.get("token")!;
+    expect(token.length).toBeGreaterThanOrEqual(32);
+    expect(JSON.stringify(rowsOf(await db.execute(sql`select value from auth_verification`)))).not.toContain(token);
+    expect(await isSetupTokenValid(db, token)).toBe(true);
+    expect(await isSetupTokenValid(db, `${token}x`)).toBe(false);
+    await completeSetup(db, { token, email: "first@example.com", password: "a long admin password" });
+    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([{ email: "first@example.com", role: "admin" }]);
+    await expect(completeSetup(db, { token, email: "second@example.com", password: "a long admin password" })).rejects.toThrow("invalid, used or expired");
+    expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
+  });
+
+  it("[bootstrap] a restart prints a new link and the old one stops working; an expired link is refused", async () => {
+    const first = await bootstrapFirstAdmin(db, { baseURL });
+    const second = await bootstrapFirstAdmin(db, { baseURL });
+    const token = (r: typeof first) => new URL((r as { url: string }).url).searchParams.get("token")!;
+    expect(await isSetupTokenValid(db, token(first))).toBe(false);
+    expect(await isSetupTokenValid(db, token(second))).toBe(true);
+    await db.execute(sql`update auth_verification set expires_at = now() - interval '1 minute'`);
+    await expect(completeSetup(db, { token: token(second), email: "late@example.com", password: "a long admin password" })).rejects.toThrow("invalid, used or expired");
+  });
+
+  it("[bootstrap] with no BETTER_AUTH_SECRET a random secret is generated once and reused", async () => {
+    const a = await resolveAuthSecret(db, undefined);
+    const b = await resolveAuthSecret(db, undefined);
+    expect(a).toBe(b);
+    expect(a.length).toBeGreaterThanOrEqual(40);
+    expect(await resolveAuthSecret(db, "configured-secret-configured-secret-123")).toBe("configured-secret-configured-secret-123");
+  });
+});
