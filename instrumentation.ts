@@ -1,11 +1,18 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  // Migrate (and open the embedded database) at start-up rather than on the first webhook.
   const { getDbHandle } = await import("@/db");
   const { describeError } = await import("@/lib/errors");
+  // Migrate (and open the embedded database) at start-up rather than on the first webhook.
   try {
     const handle = await getDbHandle();
     console.log(`[ledger] database ready (${handle.kind})`);
+    const { bootstrapFirstAdmin } = await import("@/lib/auth/bootstrap");
+    const { appBaseURL } = await import("@/lib/auth/runtime");
+    const { getEnv } = await import("@/lib/env");
+    const env = getEnv();
+    const first = await bootstrapFirstAdmin(handle.db, { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD, baseURL: appBaseURL() });
+    if (first.kind === "created") console.log(`[ledger] created the first admin ${first.email} from ADMIN_EMAIL`);
+    if (first.kind === "setup-link") console.log(`[ledger] no users yet: create the first admin at ${first.url} (valid 24 h, once)`);
   } catch (err) {
     // Keep serving: /api/health answers 503 and each request retries the connection.
     console.error("[ledger] database not ready:", describeError(err));

@@ -1,7 +1,7 @@
 import { desc, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { auditLog, type AuditEntry } from "@/db/schema";
-import type { Actor } from "@/lib/auth/roles";
+import { authorize, type Actor } from "@/lib/auth/roles";
 
 export interface AuditInput {
   action: string;
@@ -25,7 +25,8 @@ export async function writeAudit(db: Db, actor: Pick<Actor, "id" | "email"> | { 
 }
 
 /** Newest first, keyset-paged on id. */
-export async function listAudit(db: Db, opts: { before?: number; limit?: number } = {}): Promise<{ rows: AuditEntry[]; nextCursor: number | undefined }> {
+export async function listAudit(db: Db, actor: Actor | undefined, opts: { before?: number; limit?: number } = {}): Promise<{ rows: AuditEntry[]; nextCursor: number | undefined }> {
+  authorize(actor, "audit.read");
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
   const rows = await db
     .select()

@@ -1,11 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { admin } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { appSetting, authAccount, authRateLimit, authSession, authUser, authVerification, type Role } from "@/db/schema";
 import type { Actor } from "./roles";
+import { clearSignInFailures, recordSignInFailure, signInWait } from "./throttle";
+
+const emailOf = (body: unknown): string | undefined => {
+  const email = (body as { email?: unknown } | undefined)?.email;
+  return typeof email === "string" && email.length > 0 ? email : undefined;
+};
 
 export interface AuthConfig {
   baseURL: string;
@@ -39,6 +46,23 @@ export function createAuth(db: Db, config: AuthConfig) {
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: config.signInPerMinute } },
     },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
+        if (!email) return;
+        const wait = await signInWait(db, email);
+        if (wait > 0)
+          throw new APIError("TOO_MANY_REQUESTS", { message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(wait / 1000)} s.` });
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
+        if (!email) return;
+        const returned = ctx.context.returned;
+        if (isAPIError(returned)) {
+          if (returned.statusCode === 401) await recordSignInFailure(db, email);
+        } else await clearSignInFailures(db, email);
+      }),
+    },
     plugins: [
       admin({
         defaultRole: "support",
@@ -53,12 +77,16 @@ export function createAuth(db: Db, config: AuthConfig) {
 export type Auth = ReturnType<typeof createAuth>;
 
 /** The signed-in user behind these request headers, or undefined (no, expired or revoked session, or disabled). */
-export async function getActor(auth: Auth, headers: Headers): Promise<Actor | undefined> {
+export async function getSessionActor(auth: Auth, headers: Headers): Promise<{ actor: Actor; sessionId: string } | undefined> {
   const session = await auth.api.getSession({ headers });
   if (!session) return undefined;
   const user = session.user as { id: string; email: string; role?: string | null; banned?: boolean | null };
   if (user.banned) return undefined;
-  return { id: user.id, email: user.email, role: (user.role ?? "support") as Role };
+  return { actor: { id: user.id, email: user.email, role: (user.role ?? "support") as Role }, sessionId: session.session.id };
+}
+
+export async function getActor(auth: Auth, headers: Headers): Promise<Actor | undefined> {
+  return (await getSessionActor(auth, headers))?.actor;
 }
 
 /**

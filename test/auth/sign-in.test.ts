@@ -89,3 +89,24 @@ describe("passwords and sessions", () => {
     expect(rowsOf(await db.execute(sql`select 1 from auth_user`))).toHaveLength(0);
   });
 });
+
+describe("per-account slow-down", () => {
+  it("[auth] after 5 failures an account waits before the next try, from any client address, even with the right password", async () => {
+    const auth = testAuth(db);
+    await makeUser(db, "ops");
+    for (let i = 0; i < 5; i++) expect((await signIn(auth, "ops@example.com", "wrong password!", `192.0.2.${i}`)).status).toBe(401);
+    const blocked = await signIn(auth, "ops@example.com", "correct horse battery", "192.0.2.99");
+    expect(blocked.status).toBe(429);
+    expect(JSON.stringify(blocked.body)).toMatch(/Too many failed sign-ins for this account\. Try again in \d+ s\./);
+    // Time passes (the wait is 30 s after the 5th failure): the right password works and clears the count.
+    await db.execute(sql`update auth_rate_limit set last_request = last_request - 31000 where key like 'signin-fail:%'`);
+    expect((await signIn(auth, "ops@example.com", "correct horse battery", "192.0.2.99")).status).toBe(200);
+    expect(rowsOf(await db.execute(sql`select 1 from auth_rate_limit where key like 'signin-fail:%'`))).toHaveLength(0);
+  });
+
+  it("[auth] unknown emails are slowed down the same way, so the throttle does not reveal which accounts exist", async () => {
+    const auth = testAuth(db);
+    for (let i = 0; i < 5; i++) await signIn(auth, "ghost@example.com", "whatever password", `192.0.2.${i}`);
+    expect((await signIn(auth, "ghost@example.com", "whatever password", "192.0.2.50")).status).toBe(429);
+  });
+});

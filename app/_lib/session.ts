@@ -1,0 +1,16 @@
+import { headers } from "next/headers";
+import { forbidden, redirect } from "next/navigation";
+import { can, type Actor, type Permission } from "@/lib/auth/roles";
+import { requestContext } from "@/lib/context";
+
+export async function getRequestContext() {
+  return requestContext(await headers());
+}
+
+/** For pages: signed out → /sign-in (back here after), signed in without the role → 403. */
+export async function requirePage(permission: Permission, path: string) {
+  const ctx = await getRequestContext();
+  if (!ctx.actor) redirect(`/sign-in?next=${encodeURIComponent(path)}`);
+  if (!can(ctx.actor.role, permission)) forbidden();
+  return ctx as typeof ctx & { actor: Actor };
+}

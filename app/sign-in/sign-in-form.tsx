@@ -1,0 +1,55 @@
+"use client";
+
+import { createAuthClient } from "better-auth/react";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+
+const authClient = createAuthClient({ basePath: "/api/auth" });
+
+function messageFor(status: number, fallback: string | undefined): string {
+  // One message for a wrong email and a wrong password: no hint which part was wrong.
+  if (status === 401) return "Wrong email or password.";
+  if (status === 429) return "Too many sign-in attempts. Wait a minute, then try again.";
+  if (status === 403) return fallback ?? "This account is disabled.";
+  return "Sign-in failed. Try again.";
+}
+
+export function SignInForm({ next }: { next: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | undefined>();
+  const [pending, startTransition] = useTransition();
+
+  function onSubmit(form: FormData) {
+    setError(undefined);
+    startTransition(async () => {
+      const { error: failed } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
+      if (failed) {
+        setError(messageFor(failed.status, failed.message));
+        return;
+      }
+      router.replace(next);
+      router.refresh();
+    });
+  }
+
+  return (
+    <form className="stack" action={onSubmit}>
+      <label>
+        Email
+        <input name="email" type="email" autoComplete="username" required autoFocus />
+      </label>
+      <label>
+        Password
+        <input name="password" type="password" autoComplete="current-password" required />
+      </label>
+      {error && (
+        <div className="notice error" role="alert">
+          {error}
+        </div>
+      )}
+      <button type="submit" disabled={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,28 @@
+"use client";
+
+import { createAuthClient } from "better-auth/react";
+import { useRouter } from "next/navigation";
+import { useTransition } from "react";
+
+const authClient = createAuthClient({ basePath: "/api/auth" });
+
+export function SignOutButton() {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  return (
+    <button
+      type="button"
+      className="secondary"
+      disabled={pending}
+      onClick={() =>
+        startTransition(async () => {
+          await authClient.signOut();
+          router.replace("/sign-in");
+          router.refresh();
+        })
+      }
+    >
+      Sign out
+    </button>
+  );
+}
