@@ -15,6 +15,7 @@ export const E2E = {
   port: Number(process.env.E2E_PORT),
   baseURL: `http://127.0.0.1:${process.env.E2E_PORT}`,
   replayToken: "e2e-replay-token",
+  admin: { email: "admin@e2e.example", password: "e2e admin password 1" },
   secrets: {
     STRIPE_WEBHOOK_SECRET: "whsec_e2e_stripe_old,whsec_e2e_stripe",
     GITHUB_WEBHOOK_SECRET: "e2e-github",

@@ -14,6 +14,11 @@ async function main() {
       ...E2E.secrets,
       DATABASE_URL: E2E.databaseUrl,
       REPLAY_TOKEN: E2E.replayToken,
+      APP_URL: E2E.baseURL,
+      ADMIN_EMAIL: E2E.admin.email,
+      ADMIN_PASSWORD: E2E.admin.password,
+      // Every browser here signs in from 127.0.0.1: the per-IP limit is tested in vitest, the per-account one below.
+      SIGN_IN_PER_MINUTE: "1000",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   });

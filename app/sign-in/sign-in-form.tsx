@@ -42,7 +42,7 @@ export function SignInForm({ next }: { next: string }) {
         Password
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
-      {error && (
+      {error && !pending && (
         <div className="notice error" role="alert">
           {error}
         </div>
