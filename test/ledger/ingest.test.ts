@@ -21,7 +21,7 @@ const input = (over: Partial<IngestInput> = {}): IngestInput => ({
 
 describe("ingestEvent", () => {
   it("[ledger] the first delivery claims the event and stores it whole", async () => {
-    expect(await ingestEvent({ db, input: input() })).toEqual({ claimed: true });
+    expect(await ingestEvent({ db, input: input() })).toEqual({ claimed: true, reprocessed: false });
     const [row] = rowsOf<Record<string, unknown>>(
       await db.execute(sql`select status, attempts, via, raw_body, entity_version, subject_ids,
         jsonb_typeof(payload) as payload_type, jsonb_typeof(headers) as headers_type, payload->'data'->'object'->>'customer' as customer
@@ -42,7 +42,7 @@ describe("ingestEvent", () => {
 
   it("[ledger] a duplicate is not claimed, adds no event row, and is recorded as a delivery", async () => {
     await ingestEvent({ db, input: input() });
-    expect(await ingestEvent({ db, input: input({ rawBody: '{"id":"evt_1","changed":true}' }) })).toEqual({ claimed: false });
+    expect(await ingestEvent({ db, input: input({ rawBody: '{"id":"evt_1","changed":true}' }) })).toEqual({ claimed: false, reprocessed: false });
     const events = rowsOf<{ n: number; raw: string }>(await db.execute(sql`select count(*)::int as n, min(raw_body) as raw from webhook_event`));
     expect(events[0]).toEqual({ n: 1, raw: input().rawBody });
     const deliveries = rowsOf<{ claimed: boolean }>(await db.execute(sql`select claimed from webhook_delivery order by id`));
@@ -51,7 +51,7 @@ describe("ingestEvent", () => {
 
   it("[ledger] the same event id from another source is a different event", async () => {
     await ingestEvent({ db, input: input() });
-    expect(await ingestEvent({ db, input: input({ source: "paddle" }) })).toEqual({ claimed: true });
+    expect(await ingestEvent({ db, input: input({ source: "paddle" }) })).toEqual({ claimed: true, reprocessed: false });
   });
 
   it("[ledger] a payload holding \\u0000 keeps its exact raw body and gets a storable jsonb copy", async () => {
