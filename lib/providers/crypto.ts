@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { parseUnixSeconds } from "./types";
 
 export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac("sha256", key);
@@ -42,4 +43,22 @@ export function anyMatch(
 
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
+}
+
+/**
+ * `t=…,v1=…,v1=…` (Stripe) and `ts=…;h1=…;h1=…` (Paddle): one timestamp and every hex signature
+ * under `signatureKey` (several while a secret is being rotated).
+ */
+export function parseTimestampedHeader(header: string, opts: { separator: string; timestampKey: string; signatureKey: string }) {
+  let timestamp: number | undefined;
+  const signatures: Buffer[] = [];
+  for (const part of header.split(opts.separator)) {
+    const [k, v] = part.split("=", 2).map((s) => s.trim());
+    if (k === opts.timestampKey) timestamp = parseUnixSeconds(v);
+    else if (k === opts.signatureKey && v) {
+      const sig = decodeHex(v);
+      if (sig) signatures.push(sig);
+    }
+  }
+  return { timestamp, signatures };
 }

@@ -1,21 +1,6 @@
-import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
-import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
+import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
+import { checkTolerance, idAt, isObject, type Provider } from "./types";
 import { isoToMicros } from "./time";
-
-/** `ts=…;h1=…[;h1=…]`: several h1 while a secret is rotated. */
-function parseHeader(header: string) {
-  let ts: number | undefined;
-  const h1: Buffer[] = [];
-  for (const part of header.split(";")) {
-    const [k, v] = part.split("=", 2).map((s) => s.trim());
-    if (k === "ts") ts = parseUnixSeconds(v);
-    else if (k === "h1" && v) {
-      const sig = decodeHex(v);
-      if (sig) h1.push(sig);
-    }
-  }
-  return { ts, h1 };
-}
 
 export const paddle: Provider = {
   source: "paddle",
@@ -23,7 +8,7 @@ export const paddle: Provider = {
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("paddle-signature");
     if (!header) return { ok: false, reason: "missing Paddle-Signature header" };
-    const { ts, h1 } = parseHeader(header);
+    const { timestamp: ts, signatures: h1 } = parseTimestampedHeader(header, { separator: ";", timestampKey: "ts", signatureKey: "h1" });
     if (ts === undefined || h1.length === 0)
       return { ok: false, reason: "malformed Paddle-Signature header (want ts=…;h1=…)" };
     const ok = anyMatch(secrets, h1, (secret) => hmacSha256(secret, `${ts}:`, rawBody));

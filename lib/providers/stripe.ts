@@ -1,20 +1,5 @@
-import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
-import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
-
-/** `t=…,v1=…[,v1=…]`: timestamp and every v1 signature (several while Stripe rolls a secret). */
-function parseHeader(header: string) {
-  let t: number | undefined;
-  const v1: Buffer[] = [];
-  for (const part of header.split(",")) {
-    const [k, v] = part.split("=", 2).map((s) => s.trim());
-    if (k === "t") t = parseUnixSeconds(v);
-    else if (k === "v1" && v) {
-      const sig = decodeHex(v);
-      if (sig) v1.push(sig);
-    }
-  }
-  return { t, v1 };
-}
+import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
+import { checkTolerance, idAt, isObject, type Provider } from "./types";
 
 export const stripe: Provider = {
   source: "stripe",
@@ -22,7 +7,7 @@ export const stripe: Provider = {
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("stripe-signature");
     if (!header) return { ok: false, reason: "missing Stripe-Signature header" };
-    const { t, v1 } = parseHeader(header);
+    const { timestamp: t, signatures: v1 } = parseTimestampedHeader(header, { separator: ",", timestampKey: "t", signatureKey: "v1" });
     if (t === undefined || v1.length === 0)
       return { ok: false, reason: "malformed Stripe-Signature header (want t=…,v1=…)" };
     // The key is the whole whsec_… string, not its decoded form.

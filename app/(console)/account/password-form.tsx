@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
+import { FormMessage } from "@/components/form-message";
 import { changePasswordAction } from "./actions";
 
 export function PasswordForm() {
@@ -19,16 +20,7 @@ export function PasswordForm() {
         Repeat new password
         <input name="confirmPassword" type="password" autoComplete="new-password" minLength={12} required />
       </label>
-      {state && !state.ok && (
-        <div className="notice error" role="alert">
-          {state.error}
-        </div>
-      )}
-      {state?.ok && (
-        <div className="notice ok" role="status">
-          Password changed. Your other sessions were signed out.
-        </div>
-      )}
+      <FormMessage state={state} success="Password changed. Your other sessions were signed out." />
       <button type="submit" disabled={pending}>
         Change password
       </button>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
+import { FormMessage } from "@/components/form-message";
 import { createUserAction } from "../actions";
 
 export function CreateUserForm({ roles }: { roles: readonly string[] }) {
@@ -30,16 +31,7 @@ export function CreateUserForm({ roles }: { roles: readonly string[] }) {
       <button type="submit" disabled={pending}>
         Add user
       </button>
-      {state && !state.ok && (
-        <div className="notice error" role="alert">
-          {state.error}
-        </div>
-      )}
-      {state?.ok && (
-        <div className="notice ok" role="status">
-          User added.
-        </div>
-      )}
+      <FormMessage state={state} success="User added." />
     </form>
   );
 }
