@@ -27,7 +27,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <tbody>
           {rows.map((r) => (
             <tr key={r.id}>
-              <td className="mono">{r.at.toISOString().replace("T", " ").slice(0, 19)}</td>
+              <td className="mono nowrap">{r.at.toISOString().replace("T", " ").slice(0, 19)}</td>
               <td>{r.actorEmail}</td>
               <td className="mono">{r.action}</td>
               <td className="mono">{r.target}</td>

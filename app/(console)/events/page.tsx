@@ -40,7 +40,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         <tbody>
           {rows.map((e) => (
             <tr key={`${e.source}/${e.eventId}`} data-event-id={e.eventId}>
-              <td className="mono">{e.receivedAt.toISOString().replace("T", " ").slice(0, 19)}</td>
+              <td className="mono nowrap">{e.receivedAt.toISOString().replace("T", " ").slice(0, 19)}</td>
               <td>{e.source}</td>
               <td className="mono">{e.eventId}</td>
               <td className="mono">{e.eventType}</td>
