@@ -62,19 +62,35 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
         for update of e`),
     ).map((r) => `${r.source}\u0000${r.event_id}`),
   );
-  const results: Processed[] = [];
-  const done: { event: LeasedEvent; outcome: ApplyOutcome }[] = [];
-  for (const event of events) {
-    if (!owned.has(keyOf(event))) {
-      results.push({ source: event.source, eventId: event.eventId, outcome: "lease-lost" });
-      continue;
-    }
-    const outcome = await applyEvent(tx, event, ctx.handlers);
-    done.push({ event, outcome });
-    results.push({ source: event.source, eventId: event.eventId, outcome });
-  }
+  const mine = events.filter((e) => owned.has(keyOf(e)));
+  const outcomes = await applyPipelined(tx, mine, ctx);
+  const done = mine.map((event, i) => ({ event, outcome: outcomes[i]! }));
+  const outcomeOf = new Map(done.map((d) => [d.event, d.outcome]));
+  const results: Processed[] = events.map((event) => ({ source: event.source, eventId: event.eventId, outcome: outcomeOf.get(event) ?? "lease-lost" }));
   if (done.length > 0) await settleMany(tx, done);
   return results;
+}
+
+/**
+ * Applies events concurrently inside the one transaction, so the driver pipelines their statements
+ * instead of waiting a round trip for each. Events of one entity still run one after another (each
+ * timeline diff reads the previous write); allSettled makes sure nothing is in flight when we fail.
+ */
+async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<ApplyOutcome[]> {
+  const outcomes: ApplyOutcome[] = new Array<ApplyOutcome>(events.length);
+  const chains = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    const key = e.entityKey ?? `event:${keyOf(e)}`;
+    chains.set(key, [...(chains.get(key) ?? []), i]);
+  });
+  const settled = await Promise.allSettled(
+    [...chains.values()].map(async (chain) => {
+      for (const i of chain) outcomes[i] = await applyEvent(tx, events[i]!, ctx.handlers);
+    }),
+  );
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return outcomes;
 }
 
 /** Settles the ledger rows and appends their attempt rows: one statement for the whole batch. */

@@ -17,6 +17,8 @@ export interface LeasedEvent extends EventKey {
   leasedAt: Date;
   trigger: AttemptTrigger;
   actor: string;
+  /** The entity the receiver found in it, if any: events of one entity are applied in order. */
+  entityKey?: string;
 }
 
 export interface RetryPolicy {
