@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { rowsOf, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
 import { describeError } from "@/lib/errors";
-import { applyEvent, type ApplyOutcome } from "@/lib/handlers/dispatch";
+import { entityTransition } from "@/db/schema";
+import { applyEvent, type Applied } from "@/lib/handlers/dispatch";
 import type { HandlerLookup } from "@/lib/handlers/registry";
 import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
@@ -63,8 +64,8 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     ).map((r) => `${r.source}\u0000${r.event_id}`),
   );
   const mine = events.filter((e) => owned.has(keyOf(e)));
-  const outcomes = await applyPipelined(tx, mine, ctx);
-  const done = mine.map((event, i) => ({ event, outcome: outcomes[i]! }));
+  const applied = await applyPipelined(tx, mine, ctx);
+  const done = mine.map((event, i) => ({ event, ...applied[i]! }));
   const outcomeOf = new Map(done.map((d) => [d.event, d.outcome]));
   const results: Processed[] = events.map((event) => ({ source: event.source, eventId: event.eventId, outcome: outcomeOf.get(event) ?? "lease-lost" }));
   if (done.length > 0) await settleMany(tx, done);
@@ -76,8 +77,8 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
  * instead of waiting a round trip for each. Events of one entity still run one after another (each
  * timeline diff reads the previous write); allSettled makes sure nothing is in flight when we fail.
  */
-async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<ApplyOutcome[]> {
-  const outcomes: ApplyOutcome[] = new Array<ApplyOutcome>(events.length);
+async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Applied[]> {
+  const outcomes: Applied[] = new Array<Applied>(events.length);
   const chains = new Map<string, number[]>();
   events.forEach((e, i) => {
     const key = e.entityKey ?? `event:${keyOf(e)}`;
@@ -93,9 +94,13 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   return outcomes;
 }
 
-/** Settles the ledger rows and appends their attempt rows: one statement for the whole batch. */
-async function settleMany(tx: Tx, done: readonly { event: LeasedEvent; outcome: ApplyOutcome }[]): Promise<void> {
-  const col = <T extends string | number | null>(f: (d: { event: LeasedEvent; outcome: ApplyOutcome }) => T) => done.map(f);
+type Done = Applied & { event: LeasedEvent };
+
+/** Appends the batch's timeline rows, settles its ledger rows and appends their attempt rows: two statements. */
+async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
+  const transitions = done.flatMap((d) => (d.transition ? [d.transition] : []));
+  if (transitions.length > 0) await tx.insert(entityTransition).values(transitions);
+  const col = <T extends string | number | null>(f: (d: Done) => T) => done.map(f);
   await tx.execute(sql`
     with v as (
       select * from unnest(${pgArray(col((d) => d.event.source), "text")}, ${pgArray(col((d) => d.event.eventId), "text")},
