@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
-import { entityTransition } from "@/db/schema";
+import { type entityTransition } from "@/db/schema";
 import type { HandlerLookup } from "./registry";
 import type { DeltaHandler, HandlerEvent, SnapshotHandler } from "./types";
 
