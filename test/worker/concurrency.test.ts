@@ -1,10 +1,12 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { connectPostgres } from "@/db/client";
+import { handlerLookup } from "@/lib/handlers/registry";
+import { defineDeltaHandler } from "@/lib/handlers/types";
 import { createWorker } from "@/lib/worker/run";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
-import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { inject } from "vitest";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, query, testSettings } from "./helpers";
 
@@ -99,5 +101,40 @@ describe("wake-ups", () => {
     expect(calls).toBe(2);
     wake();
     expect(calls).toBe(3);
+  });
+});
+
+describe("graceful stop", () => {
+  it("[worker] stop() stops leasing but lets the in-flight batch finish and settle", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = 0;
+    const slow = handlerLookup([
+      defineDeltaHandler<string>({
+        source: "stripe",
+        types: ["invoice.paid"],
+        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
+        async apply() {
+          started++;
+          await gate;
+          return {};
+        },
+      }),
+    ]);
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_inflight" }));
+    const worker = createWorker({ getDb: async () => db, settings: testSettings({ handlers: slow, batchSize: 1 }) });
+    worker.start();
+    await waitFor(async () => started === 1, 5_000);
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_after_stop" }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stopped).toBe(false); // still finishing
+    release();
+    await stopping;
+    expect(await query(db, sql`select event_id, status from webhook_event order by event_id`)).toEqual([
+      { event_id: "evt_after_stop", status: "claimed" },
+      { event_id: "evt_inflight", status: "settled" },
+    ]);
   });
 });
