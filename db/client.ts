@@ -3,7 +3,7 @@ import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
+import postgres, { type Sql } from "postgres";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -23,6 +23,31 @@ export interface DbHandle {
 export interface PostgresOptions {
   max?: number;
   connectTimeoutSeconds?: number;
+  /** Named prepared statements (default true); false for PgBouncer in transaction mode. */
+  prepare?: boolean;
+}
+
+/**
+ * drizzle runs every query it did not name with `prepare: false`, and postgres.js then spends a second
+ * round trip asking Postgres for the parameter types before it can send them, and Postgres re-plans it.
+ * Our query texts are few and fixed (values are always parameters), so we prepare them all: one round
+ * trip and a cached plan each. Behind PgBouncer in transaction mode set DATABASE_PREPARE=false.
+ */
+function preparing(client: Sql): Sql {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === "unsafe")
+        return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
+      if (prop === "begin")
+        return (...args: unknown[]) => {
+          const i = args.length - 1;
+          const fn = args[i] as (tx: Sql) => unknown;
+          args[i] = (tx: Sql) => fn(preparing(tx));
+          return (target.begin as (...a: unknown[]) => unknown)(...args);
+        };
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
 }
 
 export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHandle {
@@ -31,7 +56,7 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     connect_timeout: opts.connectTimeoutSeconds ?? 5,
     onnotice: () => {},
   });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db = drizzlePostgres(opts.prepare === false ? client : preparing(client), { schema }) as unknown as Db;
   return {
     db,
     kind: "postgres",

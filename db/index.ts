@@ -10,7 +10,7 @@ async function open(): Promise<DbHandle> {
   const env = getEnv();
   if (env.DATABASE_URL) {
     await migratePostgresUrl(env.DATABASE_URL);
-    return connectPostgres(env.DATABASE_URL);
+    return connectPostgres(env.DATABASE_URL, { prepare: env.DATABASE_PREPARE });
   }
   const handle = await connectPglite(env.PGLITE_DIR);
   await migratePglite(handle);

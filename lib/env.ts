@@ -17,6 +17,8 @@ const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(d
 export const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   PGLITE_DIR: z.string().default(".data/pglite"),
+  /** false behind PgBouncer in transaction mode (no named prepared statements there). */
+  DATABASE_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   PORT: int(3000, 1),
   STRIPE_WEBHOOK_SECRET: secretList,
   GITHUB_WEBHOOK_SECRET: secretList,

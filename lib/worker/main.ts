@@ -14,7 +14,7 @@ async function main() {
     process.exit(2);
   }
   await migratePostgresUrl(env.DATABASE_URL);
-  const handle = connectPostgres(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 2 });
+  const handle = connectPostgres(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 2, prepare: env.DATABASE_PREPARE });
   const settings = workerSettingsFromEnv(env, "worker");
   const worker = createWorker({
     getDb: () => Promise.resolve(handle.db),
