@@ -32,10 +32,15 @@ const keyOf = (e: EventKey) => `${e.source}\u0000${e.eventId}`;
 export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Processed[]> {
   if (events.length === 0) return [];
   if (events.length > 1) {
-    try {
-      return await db.transaction((tx) => applyAndSettle(tx, events, ctx));
-    } catch (err) {
-      ctx.log?.(`batch of ${events.length} rolled back (${describeError(err)}); retrying one by one`);
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      try {
+        return await db.transaction((tx) => applyAndSettle(tx, events, ctx));
+      } catch (err) {
+        // A deadlock or serialization failure says nothing about the events: run the batch again once.
+        const transient = /\((40P01|40001)\)$/.test(describeError(err));
+        ctx.log?.(`batch of ${events.length} rolled back (${describeError(err)}); ${transient && attempt === 1 ? "retrying the batch" : "retrying one by one"}`);
+        if (!transient) break;
+      }
     }
   }
   const out: Processed[] = [];
@@ -84,13 +89,16 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     const key = e.entityKey ?? `event:${keyOf(e)}`;
     chains.set(key, [...(chains.get(key) ?? []), i]);
   });
+  // Chains start in entity-key order, so concurrent batches take entity row locks in one order (no deadlock).
+  const ordered = [...chains.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, chain]) => chain);
   const settled = await Promise.allSettled(
-    [...chains.values()].map(async (chain) => {
+    ordered.map(async (chain) => {
       for (const i of chain) outcomes[i] = await applyEvent(tx, events[i]!, ctx.handlers);
     }),
   );
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
+  const failures = settled.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown);
+  // After the first error every later statement fails with 25P02 (transaction aborted): report the cause.
+  if (failures.length > 0) throw failures.find((e) => !describeError(e).includes("25P02")) ?? failures[0];
   return outcomes;
 }
 
@@ -108,7 +116,7 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
         ${pgArray(col((d) => d.event.actor), "text")}, ${pgArray(col((d) => d.event.leasedAt.toISOString()), "timestamptz")},
         ${pgArray(col((d) => d.outcome), "text")}) as v(source, event_id, number, trigger, actor, started_at, outcome)
     ), settled as (
-      update webhook_event e set status = 'settled', settled_at = now(), last_error = null,
+      update webhook_event e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
         lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
       from v where e.source = v.source and e.event_id = v.event_id
     )
