@@ -2,8 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { getEnv } from "@/lib/env";
-import { handlerLookup } from "@/lib/handlers/registry";
 import { EventKeyInput, processEventNow, requeueEvent } from "@/lib/ledger/requeue";
+import { workerSettingsFromEnv } from "@/lib/worker/settings";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
 
@@ -24,18 +24,9 @@ export async function processNowAction(input: unknown): Promise<ActionResult<{ o
   try {
     const { db, actor } = await getRequestContext();
     const key = EventKeyInput.parse(input);
-    const env = getEnv();
-    const result = await processEventNow({
-      db,
-      actor,
-      input: key,
-      ctx: {
-        workerId: `console:${actor?.email ?? "anonymous"}`,
-        leaseMs: env.WORKER_LEASE_MS,
-        handlers: handlerLookup(),
-        policy: { maxAttempts: env.WORKER_MAX_ATTEMPTS, backoffBaseMs: env.WORKER_BACKOFF_BASE_MS, backoffMaxMs: env.WORKER_BACKOFF_MAX_MS },
-      },
-    });
+    // The same lease length, retry policy and handlers as the worker: process-now is one more host of it.
+    const ctx = workerSettingsFromEnv(getEnv(), "console");
+    const result = await processEventNow({ db, actor, input: key, ctx });
     revalidatePath("/events");
     return { ok: true, data: { outcome: result.outcome, error: result.error } };
   } catch (err) {
