@@ -1,6 +1,6 @@
 /**
  * `npm run bench:ingest [-- --duration 20 --connections 50 --no-build]`
- * Signed Stripe deliveries against `next start` and against bench/bare-server.ts (the floor), then a
+ * Signed Stripe deliveries against the built app (`npm start`: server.ts) and against bench/bare-server.ts (the floor), then a
  * duplicate storm, then checks that every acknowledged event is in the ledger exactly once.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -214,7 +214,7 @@ async function main() {
     };
 
     const appPort = await freePort();
-    const app = startServer(["node_modules/.bin/next", "start", "-H", "127.0.0.1", "-p", String(appPort)],
+    const app = startServer(["node_modules/.bin/tsx", "server.ts"],
       { DATABASE_URL: urlOf(dbs.app), STRIPE_WEBHOOK_SECRET: SECRET, WORKER_MODE: "off", PORT: String(appPort) });
     await waitHealthy(appPort, "/api/health", app);
     const appRes = await warmThenMix(appPort, app.child, dbs.app, "app: 30 % duplicates", 3000);

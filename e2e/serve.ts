@@ -2,15 +2,17 @@ import { spawn } from "node:child_process";
 import postgres from "postgres";
 import { E2E } from "./env";
 
-/** Creates this run's fresh database, then serves the built app on it (`next start`). */
+/** Creates this run's fresh database, then serves the built app on it (`npm start`: server.ts). */
 async function main() {
   const admin = postgres(E2E.adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${E2E.databaseName}`);
   await admin.end();
-  const child = spawn("npx", ["next", "start", "-H", "127.0.0.1", "-p", String(E2E.port)], {
+  const child = spawn("node_modules/.bin/tsx", ["server.ts"], {
     stdio: "inherit",
     env: {
       ...process.env,
+      NODE_ENV: "production",
+      PORT: String(E2E.port),
       ...E2E.secrets,
       DATABASE_URL: E2E.databaseUrl,
       REPLAY_TOKEN: E2E.replayToken,

@@ -12,6 +12,11 @@ const secretList = z
       .filter((s) => s.length > 0),
   );
 
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.length > 0 ? v : undefined));
+
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 export const EnvSchema = z.object({
@@ -20,6 +25,8 @@ export const EnvSchema = z.object({
   /** false behind PgBouncer in transaction mode (no named prepared statements there). */
   DATABASE_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   PORT: int(3000, 1),
+  /** Interface `npm start` binds; 0.0.0.0 to serve beyond this machine (behind a TLS proxy). */
+  HOST: z.string().min(1).default("127.0.0.1"),
   STRIPE_WEBHOOK_SECRET: secretList,
   GITHUB_WEBHOOK_SECRET: secretList,
   SHOPIFY_WEBHOOK_SECRET: secretList,
@@ -33,6 +40,20 @@ export const EnvSchema = z.object({
     .optional()
     .transform((v) => (v && v.length > 0 ? v : undefined)),
   CLAIM_MODE: z.enum(["enforce", "shadow"]).default("enforce"),
+  STRIPE_API_BASE: z.string().url().default("https://api.stripe.com"),
+  STRIPE_API_KEY: optionalSecret,
+  GITHUB_API_BASE: z.string().url().default("https://api.github.com"),
+  GITHUB_TOKEN: optionalSecret,
+  /** "owner/repo/hook_id": the repository webhook whose deliveries a GitHub replay lists. */
+  GITHUB_REPLAY_HOOK: z
+    .string()
+    .regex(/^[\w.-]+\/[\w.-]+\/\d+$/, "GITHUB_REPLAY_HOOK must look like owner/repo/hook_id")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  PADDLE_API_BASE: z.string().url().default("https://api.paddle.com"),
+  PADDLE_API_KEY: optionalSecret,
+  /** A replay run not heard from for this long is taken over (resumed) by another process. */
+  REPLAY_LEASE_MS: int(60_000, 1000),
   WORKER_MODE: z.enum(["embedded", "off"]).default("embedded"),
   WORKER_CONCURRENCY: int(4, 1),
   WORKER_MAX_ATTEMPTS: int(8, 1),

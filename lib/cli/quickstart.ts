@@ -54,7 +54,7 @@ async function main() {
   const demo = loadDemo();
   const port = process.env.PORT ?? "3000";
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...process.env, PORT: port, APP_URL: process.env.APP_URL ?? url };
+  const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...process.env, NODE_ENV: "production", PORT: port, APP_URL: process.env.APP_URL ?? url };
   if (embedded) {
     for (const [source, key] of Object.entries(SECRET_ENV)) env[key] ??= demo.secrets[source as Source];
     env.ADMIN_EMAIL ??= demo.adminEmail;
@@ -63,7 +63,7 @@ async function main() {
     env.WORKER_MAX_ATTEMPTS ??= "3";
     env.WORKER_BACKOFF_BASE_MS ??= "250";
   }
-  const child = spawn("npx", ["next", "start", "-H", "127.0.0.1", "-p", port], { stdio: "inherit", env });
+  const child = spawn("node_modules/.bin/tsx", ["server.ts"], { stdio: "inherit", env });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
   child.on("exit", (code) => process.exit(code ?? 0));
 

@@ -25,15 +25,26 @@ export interface ReceiverDeps {
 
 export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" | "unavailable";
 
-export interface ReceiveResult {
-  response: Response;
+/** A delivery as any HTTP layer sees it: the Fetch API's Request, or node:http's IncomingMessage. */
+export interface IncomingDelivery {
+  headers: Headers;
+  /** Reads at most `limit` bytes; throws BodyTooLargeError past it. */
+  readBody(limit: number): Promise<Buffer>;
+}
+
+export interface ReceiveAnswer {
+  status: number;
+  body: Record<string, unknown>;
   outcome: ReceiveOutcome;
   /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
   work?: { source: Source; eventId: string };
 }
 
-const json = (status: number, body: Record<string, unknown>): Response => Response.json(body, { status });
-const reject = (status: number, error: string): ReceiveResult => ({ response: json(status, { error }), outcome: "rejected" });
+export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
+  response: Response;
+}
+
+const reject = (status: number, error: string): ReceiveAnswer => ({ status, body: { error }, outcome: "rejected" });
 
 // SQLSTATE class 22 is bad data (e.g. a JSON escape PostgreSQL refuses): retrying will not help.
 function isDataError(err: unknown): boolean {
@@ -50,6 +61,15 @@ function isDataError(err: unknown): boolean {
  * A 2xx is only returned once the claim has committed (invariant 1).
  */
 export async function receiveWebhook(source: string, request: Request, deps: ReceiverDeps): Promise<ReceiveResult> {
+  const { status, body, ...rest } = await receiveDelivery(
+    source,
+    { headers: request.headers, readBody: (limit) => readBodyLimited(request, limit) },
+    deps,
+  );
+  return { ...rest, response: Response.json(body, { status }) };
+}
+
+export async function receiveDelivery(source: string, request: IncomingDelivery, deps: ReceiverDeps): Promise<ReceiveAnswer> {
   const { config } = deps;
   if (!isSource(source)) return reject(404, `unknown source "${source}"`);
   const provider = PROVIDERS[source];
@@ -58,7 +78,7 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
 
   let rawBody: Buffer;
   try {
-    rawBody = await readBodyLimited(request, config.maxBytes);
+    rawBody = await request.readBody(config.maxBytes);
   } catch (err) {
     if (err instanceof BodyTooLargeError) return reject(413, `body exceeds ${config.maxBytes} bytes`);
     throw err;
@@ -86,7 +106,7 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
   }
 
   const handshake = provider.handshake?.(payload);
-  if (handshake) return { response: json(200, handshake), outcome: "handshake" };
+  if (handshake) return { status: 200, body: handshake, outcome: "handshake" };
 
   const described = provider.describe(payload, request.headers);
   if (!described.ok) return reject(400, described.reason);
@@ -112,13 +132,14 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
       },
     });
     return {
-      response: json(200, { received: true, duplicate: !claimed }),
+      status: 200,
+      body: { received: true, duplicate: !claimed },
       outcome: claimed ? "claimed" : "duplicate",
       work: claimed || reprocessed ? { source, eventId } : undefined,
     };
   } catch (err) {
     if (isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);
     deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
-    return { response: json(503, { error: "ledger unavailable, retry later" }), outcome: "unavailable" };
+    return { status: 503, body: { error: "ledger unavailable, retry later" }, outcome: "unavailable" };
   }
 }
