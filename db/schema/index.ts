@@ -2,3 +2,4 @@ export * from "./ledger";
 export * from "./worker";
 export * from "./business";
 export * from "./auth";
+export * from "./replay";

@@ -4,6 +4,7 @@ import type { Role } from "@/db/schema";
 export const PERMISSIONS = {
   "events.read": "support",
   "audit.read": "support",
+  "replay.read": "support",
   "events.requeue": "ops",
   "events.process-now": "ops",
   "replay.start": "ops",

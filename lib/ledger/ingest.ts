@@ -17,6 +17,8 @@ export const IngestInput = z.object({
   entityVersion: z.number().int().optional(),
   subjectIds: z.array(z.string()).default([]),
   via: z.enum(EVENT_VIA).default("provider"),
+  /** Replay only: who the worker's attempt is recorded as (default "replay"). */
+  actor: z.string().max(255).optional(),
   /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
   claimMode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
@@ -53,7 +55,7 @@ export async function ingestEvent({ db, input }: { db: Db; input: IngestInput })
       values (${i.source}, ${i.eventId}, ${i.eventType}, ${jsonbText(i.rawBody)}::text::jsonb, ${i.rawBody},
               ${JSON.stringify(i.headers)}::text::jsonb, ${i.entityType ?? null}, ${i.entityId ?? null},
               ${i.entityVersion ?? null}::bigint, ${pgArray(i.subjectIds, "text")}, ${i.via},
-              ${trigger}, ${trigger === "replay" ? "replay" : null})
+              ${trigger}, ${trigger === "replay" ? (i.actor ?? "replay") : null})
       on conflict (source, event_id) do nothing
       returning 1
     ), again as (
