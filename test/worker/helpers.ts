@@ -3,6 +3,7 @@ import { rowsOf, type Db } from "@/db/client";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
 import { ingestEvent } from "@/lib/ledger/ingest";
 import { leaseDue } from "@/lib/ledger/lease";
+import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { processLeased, type Processed } from "@/lib/ledger/process";
 import { PROVIDERS, type Source } from "@/lib/providers";
 import type { WorkerSettings } from "@/lib/worker/settings";
@@ -28,7 +29,7 @@ export async function claim(db: Db, source: Source, payload: unknown, headers: R
   const { eventId, eventType, entity } = described.event;
   const { claimed } = await ingestEvent({
     db,
-    input: { source, eventId, eventType, rawBody: JSON.stringify(payload), headers, entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version },
+    input: { source, eventId, eventType, rawBody: JSON.stringify(payload), headers, entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version, subjectIds: extractSubjectIds(payload) },
   });
   return claimed;
 }

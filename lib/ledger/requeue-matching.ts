@@ -1,0 +1,54 @@
+import { and, count, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import { rowsOf, type Db } from "@/db/client";
+import { webhookEvent } from "@/db/schema";
+import { audited } from "@/lib/auth/audited";
+import { authorize, type Actor } from "@/lib/auth/roles";
+import { EventFilter, filterConditions } from "./event-filter";
+import { ConflictError } from "./types";
+
+/** One bulk requeue touches at most this many events; a bigger set wants a narrower filter. */
+export const BULK_REQUEUE_MAX = 10_000;
+const REQUEUEABLE = ["failed", "dead"] as const;
+
+function requeueableWhere(filter: EventFilter) {
+  return and(...filterConditions(filter), inArray(webhookEvent.status, [...REQUEUEABLE]));
+}
+
+/** How many failed/dead events the filter matches: the number ops confirm before the bulk requeue. */
+export async function countRequeueable(db: Db, actor: Actor | undefined, filter: z.input<typeof EventFilter>): Promise<number> {
+  authorize(actor, "events.requeue");
+  const [row] = await db.select({ n: count() }).from(webhookEvent).where(requeueableWhere(EventFilter.parse(filter)));
+  return Number(row?.n ?? 0);
+}
+
+export const RequeueMatchingInput = z.object({
+  filter: EventFilter,
+  /** The count the person confirmed; the requeue refuses to touch more than that. */
+  confirmed: z.number().int().min(1).max(BULK_REQUEUE_MAX),
+});
+
+/**
+ * Every failed/dead event the filter matches → claimed and due now, recorded as requeues by the actor.
+ * All or nothing: if the set has grown past what was confirmed, nothing changes.
+ */
+export async function requeueMatching({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof RequeueMatchingInput> }): Promise<{ requeued: number }> {
+  const { filter, confirmed } = RequeueMatchingInput.parse(input);
+  return audited(db, actor, "events.requeue", { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed } }, async (tx, who) => {
+    const rows = rowsOf<{ n: number }>(
+      await tx.execute(sql`
+        with picked as (
+          select source, event_id from webhook_event where ${requeueableWhere(filter)}
+          limit ${confirmed + 1} for update skip locked
+        ), moved as (
+          update webhook_event e set status = 'claimed', next_attempt_at = now(), next_trigger = 'requeue',
+                 next_actor = ${who.email}, attempts_base = e.attempts
+          from picked where e.source = picked.source and e.event_id = picked.event_id
+          returning 1
+        ) select count(*)::int as n from moved`),
+    );
+    const n = Number(rows[0]?.n ?? 0);
+    if (n > confirmed) throw new ConflictError(`more than the ${confirmed} events you confirmed match now; count again before requeueing`);
+    return { requeued: n };
+  });
+}

@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
+import { setupTestDb } from "../db";
+import { claim } from "../worker/helpers";
+
+const { db } = setupTestDb();
+const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
+
+async function seed() {
+  for (let i = 0; i < 6; i++) await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_s${i}`, subscriptionId: `sub_1Over${i}0000` }));
+  for (let i = 0; i < 3; i++) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Over${i}000` }));
+  await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_i0" })); // a duplicate delivery
+  await db.execute(sql`update webhook_event set status = 'settled' where event_id in ('evt_s0', 'evt_s1', 'evt_s2')`);
+  await db.execute(sql`update webhook_event set status = 'dead', last_error = 'boom', received_at = now() - interval '2 hours' where event_id in ('evt_i0', 'evt_i1')`);
+  await db.execute(sql`update webhook_event set status = 'failed', next_attempt_at = now() + interval '1 hour' where event_id = 'evt_i2'`);
+  await db.execute(sql`update webhook_event set received_at = now() - interval '90 minutes' where event_id = 'evt_s3'`);
+}
+
+describe("the overview", () => {
+  it("[console] counts every status exactly on a small ledger", async () => {
+    await seed();
+    const { counts, settledApproximate } = await getStatusCounts(db, support);
+    expect(counts).toEqual({ claimed: 3, processing: 0, settled: 3, failed: 1, dead: 2 });
+    expect(settledApproximate).toBe(false);
+  });
+
+  it("[console] the backlog is the work still owed, with the age of its oldest event and what is due now", async () => {
+    await seed();
+    const backlog = await getBacklog(db, support);
+    expect(backlog.size).toBe(4); // 3 claimed + 1 failed
+    expect(backlog.dueNow).toBe(3); // the failed one backs off for an hour
+    expect(Date.now() - backlog.oldestReceivedAt!.getTime()).toBeGreaterThan(89 * 60_000);
+  });
+
+  it("[console] deliveries per minute by source count duplicates as traffic and as duplicates", async () => {
+    await seed();
+    const minutes = await getDeliveryRate(db, support);
+    const total = minutes.reduce((n, m) => n + m.deliveries, 0);
+    const dups = minutes.reduce((n, m) => n + m.duplicates, 0);
+    expect([total, dups]).toEqual([10, 1]);
+    expect(new Set(minutes.map((m) => m.source))).toEqual(new Set(["stripe"]));
+    await db.execute(sql`update webhook_delivery set received_at = now() - interval '25 hours'`);
+    expect(await getDeliveryRate(db, support)).toEqual([]);
+  });
+
+  it("[console] the failing types and the dead events needing a person", async () => {
+    await seed();
+    expect(await getFailingTypes(db, support)).toEqual([{ source: "stripe", eventType: "invoice.paid", failed: 1, dead: 2 }]);
+    const dead = await listDeadEvents(db, support);
+    expect(dead.total).toBe(2);
+    expect(dead.rows.map((r) => [r.eventId, r.lastError])).toEqual([["evt_i1", "boom"], ["evt_i0", "boom"]]);
+  });
+
+  it("[console] the overview needs a signed-in role", async () => {
+    await expect(getStatusCounts(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(getBacklog(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(getDeliveryRate(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(listDeadEvents(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
+  });
+});
