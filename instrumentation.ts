@@ -19,4 +19,7 @@ export async function register(): Promise<void> {
   }
   const { startEmbeddedWorker } = await import("@/lib/worker/embedded");
   if (startEmbeddedWorker()) console.log("[ledger] embedded worker started (WORKER_MODE=embedded)");
+  // Replay runs an earlier process left running (killed, restarted) continue from their cursor.
+  const { startEmbeddedReplays } = await import("@/lib/replay/embedded");
+  startEmbeddedReplays();
 }

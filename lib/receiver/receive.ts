@@ -1,11 +1,10 @@
 import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
 import { ingestEvent } from "@/lib/ledger/ingest";
-import { extractSubjectIds } from "@/lib/ledger/subjects";
+import { describeForIngest } from "@/lib/ledger/describe-for-ingest";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
 import { BodyTooLargeError, readBodyLimited } from "./body";
-import { storableHeaders } from "./headers";
 
 export interface ReceiverConfig {
   secrets: SecretsBySource;
@@ -108,29 +107,13 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   const handshake = provider.handshake?.(payload);
   if (handshake) return { status: 200, body: handshake, outcome: "handshake" };
 
-  const described = provider.describe(payload, request.headers);
+  const described = describeForIngest({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
   if (!described.ok) return reject(400, described.reason);
-  const { eventId, eventType, entity } = described.event;
-  if (eventId.length > 255) return reject(400, "event id longer than 255 characters");
+  const { eventId } = described.input;
 
   try {
     const db = await deps.getDb();
-    const { claimed, reprocessed } = await ingestEvent({
-      db,
-      input: {
-        source,
-        eventId,
-        eventType: eventType.slice(0, 255),
-        rawBody: text,
-        headers: storableHeaders(request.headers),
-        entityType: entity?.type.slice(0, 255),
-        entityId: entity?.id.slice(0, 255),
-        entityVersion: entity?.version,
-        subjectIds: extractSubjectIds(payload),
-        via,
-        claimMode: config.claimMode,
-      },
-    });
+    const { claimed, reprocessed } = await ingestEvent({ db, input: described.input });
     return {
       status: 200,
       body: { received: true, duplicate: !claimed },

@@ -51,3 +51,12 @@ export async function afterClaim(key: EventKey): Promise<void> {
     log(`fast path for ${key.source}/${key.eventId}: ${describeError(err)}`);
   }
 }
+
+/** New work was claimed outside a delivery (a replay page): wake this process's worker, or the standalone ones. */
+export function wakeWorkers(): void {
+  const worker = globalForWorker.__ledgerWorker;
+  if (worker) return worker.wake();
+  getDbHandle()
+    .then((handle) => handle.notify?.(WAKE_CHANNEL))
+    .catch((err: unknown) => log(`notify: ${describeError(err)}`));
+}

@@ -1,0 +1,53 @@
+import { getDb } from "@/db";
+import type { ReplayRun } from "@/db/schema/replay";
+import type { Actor } from "@/lib/auth/roles";
+import { getEnv } from "@/lib/env";
+import { describeError } from "@/lib/errors";
+import { wakeWorkers } from "@/lib/worker/embedded";
+import { driveReplayRun, leaseOwner, type ReplayHost } from "./drive";
+import { startReplayResumer } from "./resume";
+import { startReplayRun, type ReplayInput } from "./runs";
+import { replayApiConfigFromEnv } from "./sources";
+
+const g = globalThis as unknown as { __ledgerReplayHost?: Promise<ReplayHost>; __ledgerReplayResumer?: boolean };
+
+const log = (message: string) => console.log(`[replay] ${message}`);
+
+/** The app process's replay host: one lease owner for every run this process drives. */
+export function appReplayHost(): Promise<ReplayHost> {
+  g.__ledgerReplayHost ??= getDb().then(
+    (db) => {
+      const env = getEnv();
+      return { db, config: replayApiConfigFromEnv(env), lease: { owner: leaseOwner("app"), leaseMs: env.REPLAY_LEASE_MS }, log, onClaimed: () => wakeWorkers() };
+    },
+    (err: unknown) => {
+      g.__ledgerReplayHost = undefined; // the next call tries the database again
+      throw err;
+    },
+  );
+  return g.__ledgerReplayHost;
+}
+
+/** At app start: resume runs an earlier process left running, and keep watching for lapsed leases. */
+export function startEmbeddedReplays(): void {
+  if (g.__ledgerReplayResumer) return;
+  g.__ledgerReplayResumer = true;
+  appReplayHost().then(
+    (host) => startReplayResumer(host),
+    (err: unknown) => {
+      g.__ledgerReplayResumer = false;
+      log(`resumer not started: ${describeError(err)}`);
+    },
+  );
+}
+
+/** Console: record the run (ops, audited) and drive it in this process after the answer; progress is in its row. */
+export async function launchReplay({ actor, input }: { actor: Actor | undefined; input: ReplayInput }): Promise<ReplayRun> {
+  const host = await appReplayHost();
+  const run = await startReplayRun({ db: host.db, actor, input, lease: host.lease, defaultHook: host.config.github.hook });
+  void driveReplayRun(run, host).then(
+    (done) => log(`replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`),
+    (err: unknown) => log(`replay ${run.id} stopped: ${describeError(err)} (the resumer will take it up when its lease lapses)`),
+  );
+  return run;
+}
