@@ -2,7 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { getEnv } from "@/lib/env";
+import type { z } from "zod";
+import { EventFilter, type EventFilterInput } from "@/lib/ledger/event-filter";
 import { EventKeyInput, processEventNow, requeueEvent } from "@/lib/ledger/requeue";
+import { countRequeueable, requeueMatching, RequeueMatchingInput } from "@/lib/ledger/requeue-matching";
 import { workerSettingsFromEnv } from "@/lib/worker/settings";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
@@ -13,7 +16,7 @@ export async function requeueEventAction(input: unknown): Promise<ActionResult<{
     const key = EventKeyInput.parse(input);
     // requeueEvent checks the role (ops) and audits the call, refused or not.
     const data = await requeueEvent({ db, actor, input: key });
-    revalidatePath("/events");
+    revalidatePath("/events", "layout");
     return { ok: true, data };
   } catch (err) {
     return actionError(err);
@@ -27,8 +30,32 @@ export async function processNowAction(input: unknown): Promise<ActionResult<{ o
     // The same lease length, retry policy and handlers as the worker: process-now is one more host of it.
     const ctx = workerSettingsFromEnv(getEnv(), "console");
     const result = await processEventNow({ db, actor, input: key, ctx });
-    revalidatePath("/events");
+    revalidatePath("/events", "layout");
     return { ok: true, data: { outcome: result.outcome, error: result.error } };
+  } catch (err) {
+    return actionError(err);
+  }
+}
+
+export async function countRequeueableAction(filter: unknown): Promise<ActionResult<{ count: number }>> {
+  try {
+    const { db, actor } = await getRequestContext();
+    EventFilter.parse(filter);
+    return { ok: true, data: { count: await countRequeueable(db, actor, filter as EventFilterInput) } };
+  } catch (err) {
+    return actionError(err);
+  }
+}
+
+export async function requeueMatchingAction(input: unknown): Promise<ActionResult<{ requeued: number }>> {
+  try {
+    const { db, actor } = await getRequestContext();
+    RequeueMatchingInput.parse(input);
+    // requeueMatching checks the role (ops), audits, and refuses a set larger than the confirmed count.
+    const data = await requeueMatching({ db, actor, input: input as z.input<typeof RequeueMatchingInput> });
+    revalidatePath("/events");
+    revalidatePath("/");
+    return { ok: true, data };
   } catch (err) {
     return actionError(err);
   }

@@ -1,75 +1,51 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ZodError } from "zod";
 import { can } from "@/lib/auth/roles";
-import { listEvents } from "@/lib/ledger/queries";
-import { EVENT_STATUSES, type EventStatus } from "@/lib/ledger/statuses";
+import { listEvents, type EventPage } from "@/lib/ledger/list-events";
 import { requirePage } from "../../_lib/session";
-import { EventActions } from "./event-actions";
+import { BulkRequeue } from "./_components/bulk-requeue";
+import { EventsTable, type EventRowView } from "./_components/events-table";
+import { EventsToolbar } from "./_components/events-toolbar";
+import { filterFromParams, one, sortFromParams, viewHref, type SearchParams } from "./_components/params";
 
 export const metadata: Metadata = { title: "Events" };
 
-type Search = { status?: string; after?: string; afterId?: string };
-
-export default async function EventsPage({ searchParams }: { searchParams: Promise<Search> }) {
+export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const { db, actor } = await requirePage("events.read", "/events");
   const sp = await searchParams;
-  const status = EVENT_STATUSES.find((s) => s === sp.status) as EventStatus | undefined;
-  const { rows, nextCursor } = await listEvents(db, actor, {
-    statuses: status ? [status] : undefined,
-    after: sp.after && sp.afterId ? { receivedAt: sp.after, eventId: sp.afterId } : undefined,
-  });
+  const filter = filterFromParams(sp);
+  let page: EventPage = { rows: [] };
+  let inputError: string | undefined;
+  try {
+    page = await listEvents(db, actor, { filter, sort: sortFromParams(sp), cursor: one(sp.cursor), back: one(sp.back) === "1" });
+  } catch (err) {
+    if (!(err instanceof ZodError)) throw err;
+    inputError = err.issues.map((i) => i.message).join("; ");
+  }
+  const rows: EventRowView[] = page.rows.map((r) => ({ ...r, receivedAt: r.receivedAt.toISOString() }));
   const mayAct = can(actor.role, "events.requeue");
+  const filtered = Object.values(filter).some((v) => v !== undefined && v !== "");
   return (
     <>
-      <h1>Events</h1>
-      <p className="muted">
-        {status ? <>Status <span className={`badge ${status}`}>{status}</span> · <Link href="/events">all</Link></> : "Newest first."}
-      </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Received</th>
-            <th>Source</th>
-            <th>Event</th>
-            <th>Type</th>
-            <th>Status</th>
-            <th className="num">Attempts</th>
-            {mayAct && <th>Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((e) => (
-            <tr key={`${e.source}/${e.eventId}`} data-event-id={e.eventId}>
-              <td className="mono nowrap">{e.receivedAt.toISOString().replace("T", " ").slice(0, 19)}</td>
-              <td>{e.source}</td>
-              <td className="mono">{e.eventId}</td>
-              <td className="mono">{e.eventType}</td>
-              <td>
-                <span className={`badge ${e.status}`}>{e.status}</span>
-                {e.lastError && <div className="error">{e.lastError}</div>}
-              </td>
-              <td className="num">{e.attempts}</td>
-              {mayAct && (
-                <td>
-                  <EventActions source={e.source} eventId={e.eventId} status={e.status} />
-                </td>
-              )}
-            </tr>
-          ))}
-          {rows.length === 0 && (
-            <tr>
-              <td colSpan={mayAct ? 7 : 6} className="muted">
-                No events yet.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      {nextCursor && (
-        <p>
-          <Link href={`/events?${new URLSearchParams({ ...(status ? { status } : {}), after: nextCursor.receivedAt, afterId: nextCursor.eventId }).toString()}`}>Older →</Link>
+      <div className="page-head">
+        <h1>Events</h1>
+        {mayAct && <BulkRequeue filter={filter} />}
+      </div>
+      <EventsToolbar sp={sp} />
+      {inputError && (
+        <p className="notice error" role="alert">
+          {inputError}
         </p>
       )}
+      <EventsTable rows={rows} mayAct={mayAct} />
+      <nav className="pager" aria-label="Pages">
+        <span className="muted">
+          {rows.length} event{rows.length === 1 ? "" : "s"} on this page{filtered ? " (filtered)" : ""}
+        </span>
+        {page.prevCursor ? <Link href={viewHref(sp, { cursor: page.prevCursor, back: "1" })}>← Newer</Link> : <span className="muted">← Newer</span>}
+        {page.nextCursor ? <Link href={viewHref(sp, { cursor: page.nextCursor })}>Older →</Link> : <span className="muted">Older →</span>}
+      </nav>
     </>
   );
 }

@@ -1,0 +1,94 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
+import { isSource } from "@/lib/providers";
+import { requirePage } from "../../../../../_lib/session";
+import { eventHref } from "../../../../events/_components/events-table";
+
+export const metadata: Metadata = { title: "Entity" };
+
+const time = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0, 23) : "—");
+const show = (v: unknown) => (v === null || v === undefined ? "—" : v instanceof Date ? time(v) : typeof v === "object" ? JSON.stringify(v) : String(v));
+
+export default async function EntityPage({ params }: { params: Promise<{ source: string; type: string; id: string }> }) {
+  const p = await params;
+  const [type, id] = [decodeURIComponent(p.type), decodeURIComponent(p.id)];
+  const path = `/entities/${encodeURIComponent(p.source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+  const { db, actor } = await requirePage("events.read", path);
+  if (!isSource(p.source)) notFound();
+  const t = await getEntityTimeline(db, actor, { source: p.source, entityType: type, entityId: id });
+  if (t.entries.length === 0 && !t.current) notFound();
+  const search = `/events?${new URLSearchParams({ q: id }).toString()}`;
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/events">Events</Link> / {t.source} / {t.entityType}
+      </p>
+      <div className="page-head">
+        <h1 className="mono break">{t.entityId}</h1>
+        <Link href={search}>Every event that mentions it →</Link>
+      </div>
+      <div className="two-col">
+        <dl className="facts panel">
+          <dt>Source</dt>
+          <dd>{t.source}</dd>
+          <dt>Type</dt>
+          <dd>{t.entityType}</dd>
+          <dt>Current version</dt>
+          <dd className="mono">{t.current ? t.current.version : "none applied yet"}</dd>
+          <dt>Set by</dt>
+          <dd className="mono">{t.current ? <Link href={eventHref({ source: t.source, eventId: t.current.eventId })}>{t.current.eventId}</Link> : "—"}</dd>
+          <dt>Updated (UTC)</dt>
+          <dd className="mono">{time(t.current?.updatedAt ?? null)}</dd>
+        </dl>
+        <div className="panel">
+          <h2 className="flush">Current state</h2>
+          {t.state ? (
+            <table className="kv">
+              <tbody>
+                {Object.entries(t.state).map(([k, v]) => (
+                  <tr key={k}>
+                    <th className="mono">{k}</th>
+                    <td className="mono break">{show(v)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p className="muted">No handler keeps a record of {t.entityType}s; the timeline below is the ledger&apos;s view.</p>
+          )}
+        </div>
+      </div>
+
+      <h2>Timeline, newest first</h2>
+      <table>
+        <thead>
+          <tr><th>When (UTC)</th><th>Event</th><th>Type</th><th className="num">Version</th><th>Outcome</th><th>What changed</th></tr>
+        </thead>
+        <tbody>
+          {t.entries.map((e, i) => (
+            <tr key={`${e.eventId}-${i}`} data-event-id={e.eventId}>
+              <td className="mono nowrap">{time(e.recordedAt ?? e.receivedAt)}</td>
+              <td className="mono clip"><Link href={eventHref({ source: t.source, eventId: e.eventId })}>{e.eventId}</Link></td>
+              <td className="mono">{e.eventType}</td>
+              <td className="num mono">{e.version ?? "—"}</td>
+              <td>
+                <span className={`badge ${e.outcome === "pending" ? e.eventStatus : e.outcome}`}>{e.outcome === "pending" ? `not applied yet (${e.eventStatus})` : e.outcome}</span>
+              </td>
+              <td className="mono">
+                {Object.entries(e.changes).map(([k, c]) => (
+                  <div key={k}>
+                    {k}: {JSON.stringify(c.from)} → {JSON.stringify(c.to)}
+                  </div>
+                ))}
+                {e.note && <div className="muted">{e.note}</div>}
+                {Object.keys(e.changes).length === 0 && !e.note && <span className="muted">—</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

@@ -1,0 +1,188 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { JsonViewer } from "@/components/json-viewer";
+import { can } from "@/lib/auth/roles";
+import { getEnv } from "@/lib/env";
+import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
+import { NotFoundError } from "@/lib/ledger/types";
+import { isSource, secretsFromEnv } from "@/lib/providers";
+import { requirePage } from "../../../../_lib/session";
+import { entityHref } from "../../_components/events-table";
+import { EventActions } from "../../event-actions";
+
+export const metadata: Metadata = { title: "Event" };
+
+const time = (d: Date | null) => (d ? d.toISOString().replace("T", " ").replace("Z", "") : "—");
+const ms = (a: Date, b: Date) => `${Math.max(0, b.getTime() - a.getTime()).toLocaleString("en")} ms`;
+
+function Signature({ check }: { check: EventDetail["signature"] }) {
+  switch (check.state) {
+    case "verifies":
+      return <span className="badge ok">yes</span>;
+    case "fails":
+      return (
+        <>
+          <span className="badge dead">no</span> <span className="muted">{check.reason}</span>
+        </>
+      );
+    case "unsigned":
+      return (
+        <>
+          <span className="badge">not signed</span> <span className="muted">{check.reason}</span>
+        </>
+      );
+    case "no-secret":
+      return <span className="muted">no secret is configured for this source</span>;
+  }
+}
+
+export default async function EventPage({ params }: { params: Promise<{ source: string; eventId: string }> }) {
+  const { source, eventId } = await params;
+  const path = `/events/${encodeURIComponent(source)}/${encodeURIComponent(eventId)}`;
+  const { db, actor } = await requirePage("events.read", path);
+  if (!isSource(source)) notFound();
+  let d: EventDetail;
+  try {
+    d = await getEventDetail(db, actor, { source, eventId }, secretsFromEnv(getEnv()));
+  } catch (err) {
+    if (err instanceof NotFoundError) notFound();
+    throw err;
+  }
+  const e = d.event;
+  const mayAct = can(actor.role, "events.requeue");
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/events">Events</Link> / {e.source}
+      </p>
+      <div className="page-head">
+        <h1 className="mono break">{e.eventId}</h1>
+        <div className="actions">
+          {mayAct && <EventActions source={e.source} eventId={e.eventId} status={e.status} />}
+          <a className="button secondary" href={`${path}/export`} download>
+            Download JSON
+          </a>
+        </div>
+      </div>
+      <dl className="facts panel">
+        <dt>Type</dt>
+        <dd className="mono">{e.eventType}</dd>
+        <dt>Status</dt>
+        <dd>
+          <span className={`badge ${e.status}`}>{e.status}</span> {e.via === "replay" && <span className="badge">via replay</span>}
+          {e.lastError && <div className="error">{e.lastError}</div>}
+        </dd>
+        <dt>Received</dt>
+        <dd className="mono">{time(e.receivedAt)}</dd>
+        <dt>Settled</dt>
+        <dd className="mono">{time(e.settledAt)}</dd>
+        <dt>Attempts</dt>
+        <dd>{e.attempts}</dd>
+        <dt>Delivered</dt>
+        <dd>
+          {d.deliveryCount} time{d.deliveryCount === 1 ? "" : "s"}
+          {d.deliveryCount > 1 && <span className="muted"> ({d.deliveryCount - 1} duplicate{d.deliveryCount === 2 ? "" : "s"})</span>}
+        </dd>
+        <dt>Entity</dt>
+        <dd>
+          {e.entityType && e.entityId ? (
+            <Link className="mono" href={entityHref(e.source, e.entityType, e.entityId)}>
+              {e.entityType} {e.entityId}
+            </Link>
+          ) : (
+            <span className="muted">none</span>
+          )}
+          {e.entityVersion !== null && <span className="muted"> · version {e.entityVersion}</span>}
+        </dd>
+        <dt>Signature verifies with the current secret</dt>
+        <dd>
+          <Signature check={d.signature} />
+        </dd>
+      </dl>
+
+      <h2>Payload</h2>
+      <div className="panel">
+        <JsonViewer value={e.payload} />
+      </div>
+
+      <h2>Attempts</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>#</th><th>Trigger</th><th>Actor</th><th>Started (UTC)</th><th className="num">Duration</th><th>Outcome</th><th>Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {d.attempts.map((a) => (
+            <tr key={a.id}>
+              <td className="num">{a.number}</td>
+              <td>{a.trigger}</td>
+              <td className="mono">{a.actor}</td>
+              <td className="mono nowrap">{time(a.startedAt)}</td>
+              <td className="num">{ms(a.startedAt, a.finishedAt)}</td>
+              <td><span className={`badge ${a.outcome === "settled" ? "ok" : a.outcome}`}>{a.outcome}</span></td>
+              <td className="error-cell">{a.error}</td>
+            </tr>
+          ))}
+          {d.attempts.length === 0 && (
+            <tr><td colSpan={7} className="muted empty">Not attempted yet.</td></tr>
+          )}
+        </tbody>
+      </table>
+
+      {d.transitions.length > 0 && (
+        <>
+          <h2>What it changed</h2>
+          <table>
+            <thead>
+              <tr><th>Entity</th><th className="num">Version</th><th>Outcome</th><th>Changes</th></tr>
+            </thead>
+            <tbody>
+              {d.transitions.map((t) => (
+                <tr key={t.id}>
+                  <td className="mono"><Link href={entityHref(t.source, t.entityType, t.entityId)}>{t.entityType} {t.entityId}</Link></td>
+                  <td className="num mono">{t.version ?? "—"}</td>
+                  <td><span className={`badge ${t.outcome}`}>{t.outcome}</span></td>
+                  <td className="mono">{Object.entries(t.changes).map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join("; ") || t.note || "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+
+      <h2>Deliveries</h2>
+      <table>
+        <thead>
+          <tr><th>Received (UTC)</th><th>Via</th><th>Result</th></tr>
+        </thead>
+        <tbody>
+          {d.deliveries.map((x) => (
+            <tr key={x.id}>
+              <td className="mono nowrap">{time(x.receivedAt)}</td>
+              <td>{x.via}</td>
+              <td>{x.claimed ? <span className="badge ok">first: claimed</span> : <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {d.deliveryCount > d.deliveries.length && <p className="muted">Showing the first {d.deliveries.length} of {d.deliveryCount} deliveries.</p>}
+
+      <h2>Headers as received</h2>
+      <table className="kv">
+        <tbody>
+          {Object.entries(e.headers).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => (
+            <tr key={k}>
+              <th className="mono">{k}</th>
+              <td className="mono break">{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>Raw body</h2>
+      <pre className="raw panel">{e.rawBody}</pre>
+    </>
+  );
+}
