@@ -9,6 +9,18 @@ export interface AuditedAction {
   detail?: Record<string, unknown>;
 }
 
+/** The role check on its own, for adapters that check before parsing input: a refusal leaves its audit row. */
+export async function requirePermission(db: Db, actor: Actor | undefined, permission: Permission, entry: AuditedAction): Promise<Actor> {
+  try {
+    authorize(actor, permission);
+    return actor;
+  } catch (err) {
+    if (err instanceof ForbiddenError)
+      await writeAudit(db, actor ?? { id: null, email: "anonymous" }, { ...entry, result: "refused", error: err.message });
+    throw err;
+  }
+}
+
 /**
  * The shape of every state-changing console verb: check the role, run the change in one transaction
  * with its audit row, and still leave an audit row (refused / error) when it does not happen.
@@ -20,21 +32,15 @@ export async function audited<T>(
   entry: AuditedAction,
   change: (tx: Tx, actor: Actor) => Promise<T>,
 ): Promise<T> {
-  try {
-    authorize(actor, permission);
-  } catch (err) {
-    if (err instanceof ForbiddenError)
-      await writeAudit(db, actor ?? { id: null, email: "anonymous" }, { ...entry, result: "refused", error: err.message });
-    throw err;
-  }
+  const who = await requirePermission(db, actor, permission, entry);
   try {
     return await db.transaction(async (tx) => {
-      const result = await change(tx, actor);
-      await writeAudit(tx, actor, { ...entry, result: "ok" });
+      const result = await change(tx, who);
+      await writeAudit(tx, who, { ...entry, result: "ok" });
       return result;
     });
   } catch (err) {
-    await writeAudit(db, actor, { ...entry, result: "error", error: describeError(err) }).catch(() => {});
+    await writeAudit(db, who, { ...entry, result: "error", error: describeError(err) }).catch(() => {});
     throw err;
   }
 }

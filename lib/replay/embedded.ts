@@ -7,7 +7,7 @@ import { wakeWorkers } from "@/lib/worker/embedded";
 import { driveReplayRun, leaseOwner, type ReplayHost } from "./drive";
 import { startReplayResumer } from "./resume";
 import { startReplayRun, type ReplayInput } from "./runs";
-import { replayApiConfigFromEnv } from "./sources";
+import { missingConfig, replayApiConfigFromEnv } from "./sources";
 
 const g = globalThis as unknown as { __ledgerReplayHost?: Promise<ReplayHost>; __ledgerReplayResumer?: boolean };
 
@@ -50,4 +50,10 @@ export async function launchReplay({ actor, input }: { actor: Actor | undefined;
     (err: unknown) => log(`replay ${run.id} stopped: ${describeError(err)} (the resumer will take it up when its lease lapses)`),
   );
   return run;
+}
+
+/** Per source, why it cannot be replayed here (a missing key), or undefined when it can: for the console form. */
+export function replaySourceStatus(): Record<ReplayRun["source"], string | undefined> {
+  const config = replayApiConfigFromEnv(getEnv());
+  return { stripe: missingConfig("stripe", config), github: missingConfig("github", config), paddle: missingConfig("paddle", config) };
 }

@@ -131,3 +131,20 @@ export async function cancelReplayRun({ db, actor, id }: { db: Db; actor: Actor 
     throw new ConflictError(`replay run ${id} is ${current.status}; only a running run can be cancelled`);
   });
 }
+
+/** The real run a finished preview (dry run) stands for: same source, window, types and provider settings. */
+export function replayInputFromPreview(preview: ReplayRun | undefined): ReplayInput {
+  if (!preview) throw new NotFoundError("no such preview");
+  if (!preview.dryRun) throw new ConflictError(`replay run ${preview.id} is not a preview`);
+  if (preview.status !== "succeeded") throw new ConflictError(`preview ${preview.id} is ${preview.status}; start from a finished preview`);
+  const hook = preview.params.github;
+  return {
+    source: preview.source,
+    since: preview.since,
+    until: preview.until,
+    types: preview.types,
+    githubHook: hook ? `${hook.owner}/${hook.repo}/${hook.hookId}` : undefined,
+    githubRedeliver: hook?.redeliver ?? false,
+    stripeFailedOnly: preview.params.stripeFailedOnly ?? false,
+  };
+}

@@ -26,8 +26,8 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-/** A provider API as a real HTTP server on loopback, a random port. */
-export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => FakeResponse): Promise<FakeApi> {
+/** A provider API as a real HTTP server on loopback, on a random port unless one is given. */
+export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => FakeResponse, port = 0): Promise<FakeApi> {
   const hanging = new Set<() => void>();
   const api: FakeApi = { url: "", requests: [], fault: undefined, close: async () => {} };
   const server = createServer((req, res) => {
@@ -49,7 +49,7 @@ export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => Fa
     res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
     res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   api.close = () =>
     new Promise((resolve) => {
