@@ -4,7 +4,7 @@ import { DeliveryChart } from "@/components/delivery-chart";
 import { EVENT_STATUSES } from "@/lib/ledger/statuses";
 import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
 import { requirePage } from "../_lib/session";
-import { eventHref } from "./events/_components/events-table";
+import { eventHref } from "./events/_components/links";
 
 export const metadata: Metadata = { title: "Overview" };
 

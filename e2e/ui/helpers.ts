@@ -16,3 +16,13 @@ export async function signInAt(page: Page, path: string, email: string, password
 export async function shot(page: Page, name: string) {
   await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
 }
+
+/** Adds a user through the admin's Users page (the page must be signed in as admin). */
+export async function addUser(admin: Page, email: string, role: "support" | "ops" | "admin", password: string) {
+  await admin.goto("/users");
+  await admin.getByLabel("Email").fill(email);
+  await admin.getByLabel("Initial password").fill(password);
+  await admin.getByLabel("Role").first().selectOption(role);
+  await admin.getByRole("button", { name: "Add user" }).click();
+  await expect(admin.getByRole("status")).toHaveText("User added.");
+}

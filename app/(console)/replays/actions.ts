@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { requirePermission } from "@/lib/auth/audited";
-import { launchReplay } from "@/lib/replay/embedded";
+import { launchReplay, resumeReplay } from "@/lib/replay/embedded";
 import { cancelReplayRun, getReplayRun, replayInputFromPreview } from "@/lib/replay/runs";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
@@ -63,6 +63,19 @@ export async function cancelReplayAction(input: unknown): Promise<ActionResult<{
     const { db, actor } = await requireReplayRole("replay:cancel");
     const { id } = RunRef.parse(input);
     const run = await cancelReplayRun({ db, actor, id });
+    revalidatePath("/replays");
+    return { ok: true, data: { status: run.status } };
+  } catch (err) {
+    return actionError(err);
+  }
+}
+
+/** A failed or cancelled run continues from its cursor; what it already counted stays counted once. */
+export async function resumeReplayAction(input: unknown): Promise<ActionResult<{ status: string }>> {
+  try {
+    const { actor } = await requireReplayRole("replay:resume");
+    const { id } = RunRef.parse(input);
+    const run = await resumeReplay({ actor, id });
     revalidatePath("/replays");
     return { ok: true, data: { status: run.status } };
   } catch (err) {

@@ -27,7 +27,7 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
       {canRun && <ReplayForm sources={replaySourceStatus()} />}
       {preview?.dryRun && <PreviewPanel run={preview} />}
       <h2>Runs</h2>
-      <RunsTable runs={runs} canCancel={canRun} />
+      <RunsTable runs={runs} canAct={canRun} />
       {live && <AutoRefresh intervalMs={1000} />}
     </>
   );

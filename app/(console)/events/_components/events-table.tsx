@@ -5,6 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { createColumnHelper, rowSortingFeature, tableFeatures, type SortingState } from "@tanstack/react-table";
 import { DataTable } from "@/components/data-table/data-table";
 import { EventActions } from "../event-actions";
+import { entityHref, eventHref } from "./links";
 
 export interface EventRowView {
   source: string;
@@ -21,8 +22,6 @@ export interface EventRowView {
 
 const features = tableFeatures({ rowSortingFeature });
 const col = createColumnHelper<typeof features, EventRowView>();
-export const eventHref = (r: { source: string; eventId: string }) => `/events/${encodeURIComponent(r.source)}/${encodeURIComponent(r.eventId)}`;
-export const entityHref = (source: string, type: string, id: string) => `/entities/${encodeURIComponent(source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
 
 const baseColumns = [
   col.accessor("receivedAt", { id: "received", header: "Received (UTC)", enableSorting: true, sortDescFirst: true, meta: { className: "nowrap mono" }, cell: (c) => c.getValue().replace("T", " ").slice(0, 19) }),

@@ -8,47 +8,72 @@ export function EventsToolbar({ sp }: { sp: SearchParams }) {
   const sort = one(sp.sort);
   return (
     <form className="toolbar" action="/events" method="get" role="search">
-      <label className="grow">
-        Search
-        <input name="q" type="search" defaultValue={one(sp.q) ?? ""} placeholder="event id, cus_…, sub_…, email" autoComplete="off" spellCheck={false} />
-      </label>
-      <label>
-        Source
-        <select name="source" defaultValue={one(sp.source) ?? ""}>
-          <option value="">all</option>
-          {SOURCES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Status
-        <select name="status" defaultValue={one(sp.status) ?? ""}>
-          <option value="">all</option>
-          {EVENT_STATUSES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Type
-        <input name="type" defaultValue={one(sp.type) ?? ""} placeholder="invoice.paid" spellCheck={false} size={18} />
-      </label>
-      <label>
-        From (UTC)
-        <input name="from" type="datetime-local" defaultValue={one(sp.from) ?? ""} />
-      </label>
-      <label>
-        To (UTC)
-        <input name="to" type="datetime-local" defaultValue={one(sp.to) ?? ""} />
-      </label>
-      {sort && <input type="hidden" name="sort" value={sort} />}
-      <div className="toolbar-buttons">
-        <button type="submit">Apply</button>
-        <Link className="button secondary" href="/events">
-          Reset
-        </Link>
+      <div className="row">
+        <label className="grow">
+          Search
+          <input
+            name="q"
+            type="search"
+            defaultValue={one(sp.q) ?? ""}
+            placeholder="event id, cus_…, sub_…, email"
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </label>
+        <div className="toolbar-buttons">
+          <button type="submit">Apply</button>
+          <Link className="button secondary" href="/events">
+            Reset
+          </Link>
+        </div>
       </div>
+      <div className="row">
+        <label>
+          Source
+          <select name="source" defaultValue={one(sp.source) ?? ""}>
+            <option value="">all</option>
+            {SOURCES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select name="status" defaultValue={one(sp.status) ?? ""}>
+            <option value="">all</option>
+            {EVENT_STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type
+          <input
+            name="type"
+            defaultValue={one(sp.type) ?? ""}
+            placeholder="invoice.paid"
+            spellCheck={false}
+            size={18}
+          />
+        </label>
+        <label>
+          From (UTC)
+          <input
+            name="from"
+            type="datetime-local"
+            defaultValue={one(sp.from) ?? ""}
+          />
+        </label>
+        <label>
+          To (UTC)
+          <input
+            name="to"
+            type="datetime-local"
+            defaultValue={one(sp.to) ?? ""}
+          />
+        </label>
+      </div>
+      {sort && <input type="hidden" name="sort" value={sort} />}
     </form>
   );
 }

@@ -1,9 +1,9 @@
 import type { ReplayRun } from "@/db/schema/replay";
-import { CancelReplayButton } from "./cancel-button";
+import { RunActions } from "./run-actions";
 import { SOURCE_LABELS, STATUS_BADGE, utc } from "./format";
 
 /** Every run, newest first: who, what window, how far it got and how it ended. */
-export function RunsTable({ runs, canCancel }: { runs: ReplayRun[]; canCancel: boolean }) {
+export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean }) {
   if (runs.length === 0) return <p className="muted">No replays yet.</p>;
   return (
     <table>
@@ -21,7 +21,7 @@ export function RunsTable({ runs, canCancel }: { runs: ReplayRun[]; canCancel: b
           <th>Duplicates</th>
           <th>Failed</th>
           <th>Error</th>
-          {canCancel && <th />}
+          {canAct && <th />}
         </tr>
       </thead>
       <tbody>
@@ -44,7 +44,7 @@ export function RunsTable({ runs, canCancel }: { runs: ReplayRun[]; canCancel: b
             <td className="num" data-count="duplicates">{r.duplicates}</td>
             <td className="num" data-count="failed">{r.failed}</td>
             <td>{r.lastError && <div className="error">{r.lastError}</div>}</td>
-            {canCancel && <td>{r.status === "running" && <CancelReplayButton id={r.id} />}</td>}
+            {canAct && <td><RunActions id={r.id} status={r.status} /></td>}
           </tr>
         ))}
       </tbody>

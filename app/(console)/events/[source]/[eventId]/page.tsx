@@ -8,12 +8,20 @@ import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
 import { NotFoundError } from "@/lib/ledger/types";
 import { isSource, secretsFromEnv } from "@/lib/providers";
 import { requirePage } from "../../../../_lib/session";
-import { entityHref } from "../../_components/events-table";
+import { entityHref, segment } from "../../_components/links";
 import { EventActions } from "../../event-actions";
 
 export const metadata: Metadata = { title: "Event" };
 
 const time = (d: Date | null) => (d ? d.toISOString().replace("T", " ").replace("Z", "") : "—");
+// The raw body keeps the provider's key order; jsonb (the payload column) sorts keys by length.
+function asReceived(rawBody: string, payload: unknown): unknown {
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    return payload;
+  }
+}
 const ms = (a: Date, b: Date) => `${Math.max(0, b.getTime() - a.getTime()).toLocaleString("en")} ms`;
 
 function Signature({ check }: { check: EventDetail["signature"] }) {
@@ -38,7 +46,8 @@ function Signature({ check }: { check: EventDetail["signature"] }) {
 }
 
 export default async function EventPage({ params }: { params: Promise<{ source: string; eventId: string }> }) {
-  const { source, eventId } = await params;
+  const p = await params;
+  const [source, eventId] = [p.source, segment(p.eventId)];
   const path = `/events/${encodeURIComponent(source)}/${encodeURIComponent(eventId)}`;
   const { db, actor } = await requirePage("events.read", path);
   if (!isSource(source)) notFound();
@@ -103,7 +112,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
 
       <h2>Payload</h2>
       <div className="panel">
-        <JsonViewer value={e.payload} />
+        <JsonViewer value={asReceived(e.rawBody, e.payload)} />
       </div>
 
       <h2>Attempts</h2>
@@ -165,6 +174,9 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
               <td>{x.claimed ? <span className="badge ok">first: claimed</span> : <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>}</td>
             </tr>
           ))}
+          {d.deliveries.length === 0 && (
+            <tr><td colSpan={3} className="muted empty">No delivery recorded: this row was written to the ledger directly, not through the receiver.</td></tr>
+          )}
         </tbody>
       </table>
       {d.deliveryCount > d.deliveries.length && <p className="muted">Showing the first {d.deliveries.length} of {d.deliveryCount} deliveries.</p>}
@@ -178,6 +190,9 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
               <td className="mono break">{v}</td>
             </tr>
           ))}
+          {Object.keys(e.headers).length === 0 && (
+            <tr><td className="muted empty">No headers were stored.</td></tr>
+          )}
         </tbody>
       </table>
 

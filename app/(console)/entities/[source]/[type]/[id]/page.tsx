@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
 import { isSource } from "@/lib/providers";
 import { requirePage } from "../../../../../_lib/session";
-import { eventHref } from "../../../../events/_components/events-table";
+import { eventHref, segment } from "../../../../events/_components/links";
 
 export const metadata: Metadata = { title: "Entity" };
 
@@ -13,7 +13,7 @@ const show = (v: unknown) => (v === null || v === undefined ? "—" : v instance
 
 export default async function EntityPage({ params }: { params: Promise<{ source: string; type: string; id: string }> }) {
   const p = await params;
-  const [type, id] = [decodeURIComponent(p.type), decodeURIComponent(p.id)];
+  const [type, id] = [segment(p.type), segment(p.id)];
   const path = `/entities/${encodeURIComponent(p.source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
   const { db, actor } = await requirePage("events.read", path);
   if (!isSource(p.source)) notFound();

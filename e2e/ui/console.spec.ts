@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../../test/fixtures/stripe";
+import { signStripe } from "../../test/sign";
+import { e2eSql } from "../db";
+import { E2E } from "../env";
+import { addUser, shot, signInAt } from "./helpers";
+
+const sql = e2eSql();
+const tag = randomUUID().replaceAll("-", "").slice(0, 10);
+const users = { support: `support-${tag}@e2e.example`, ops: `ops-${tag}@e2e.example` };
+const PW = "console password 123";
+const customerId = `cus_Con${tag}`;
+const subscriptionId = `sub_1Con${tag}`;
+const XSS = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"><a href="javascript:window.__xss = 3">click me ${tag}</a>`;
+
+async function deliver(request: APIRequestContext, event: object) {
+  const d = signStripe(JSON.stringify(event), "whsec_e2e_stripe");
+  expect((await request.post("/api/webhooks/stripe", { headers: d.headers, data: d.body })).status()).toBe(200);
+}
+
+test.beforeAll(async ({ browser, request }) => {
+  const admin = await browser.newPage();
+  await signInAt(admin, "/users", E2E.admin.email, E2E.admin.password);
+  await addUser(admin, users.support, "support", PW);
+  await addUser(admin, users.ops, "ops", PW);
+  await admin.close();
+  // The newer state first, then an older one that must be recorded stale; an invoice for the same customer.
+  await deliver(request, stripeSubscriptionEvent({ eventId: `evt_${tag}_new`, created: 2_000_000, status: "active", subscriptionId, customerId }));
+  await deliver(request, stripeSubscriptionEvent({ eventId: `evt_${tag}_old`, created: 1_000_000, status: "past_due", subscriptionId, customerId }));
+  await deliver(request, stripeInvoicePaidEvent({ eventId: `evt_${tag}_inv`, customerId, customerEmail: `billing-${tag}@example.com`, invoiceId: `in_1Con${tag}` }));
+  const hostile = stripeSubscriptionEvent({ eventId: `evt_${tag}_xss`, created: 3_000_000, subscriptionId: `sub_1Xss${tag}`, customerId: `cus_Xss${tag}` });
+  (hostile.data.object as Record<string, unknown>).description = XSS;
+  (hostile.data.object as Record<string, unknown>).metadata = { [`<b>key ${tag}</b>`]: "javascript:alert(1)" };
+  await deliver(request, hostile);
+  await expect.poll(async () => (await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_%`} and status = 'settled'`)[0]?.n, { timeout: 15_000 }).toBe(4);
+});
+test.afterAll(async () => sql.end());
+
+async function noScriptRan(page: Page) {
+  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  await expect(page.locator('a[href^="javascript:"]')).toHaveCount(0);
+}
+
+test("[ui] support searches by a customer id and finds every event that touched it, with no requeue controls", async ({ page }) => {
+  await signInAt(page, "/events", users.support, PW);
+  await page.getByLabel("Search").fill(customerId);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(new RegExp(`q=${customerId}`));
+  const rows = page.locator("tbody tr[data-event-id]");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(0)).toHaveAttribute("data-event-id", `evt_${tag}_inv`);
+  await expect(page.getByRole("button", { name: /Requeue/ })).toHaveCount(0);
+  await expect(page.getByRole("columnheader", { name: "Actions" })).toHaveCount(0);
+  await shot(page, "events-search");
+
+  // The same view is a shareable link; an email finds the invoice.
+  await page.goto(`/events?q=${encodeURIComponent(`Billing-${tag}@example.com`)}`);
+  await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(1);
+});
+
+test("[ui] the payload of a hostile event renders as text on the list, event and entity pages", async ({ page }) => {
+  page.on("dialog", () => {
+    throw new Error("a dialog opened: payload ran as script");
+  });
+  await signInAt(page, `/events?q=evt_${tag}_xss`, users.support, PW);
+  await noScriptRan(page);
+  await page.getByRole("link", { name: `evt_${tag}_xss` }).click();
+  await expect(page.getByRole("heading", { name: `evt_${tag}_xss` })).toBeVisible();
+  await expect(page.locator(".json-viewer").getByText(XSS, { exact: false })).toBeVisible();
+  await expect(page.locator("pre.raw")).toContainText("<script>window.__xss = 1</script>");
+  await expect(page.locator(".json-viewer .jv-key", { hasText: `<b>key ${tag}</b>` })).toBeVisible();
+  await expect(page.getByText("Signature verifies with the current secret")).toBeVisible();
+  await expect(page.locator("dd").getByText("yes", { exact: true })).toBeVisible();
+  await noScriptRan(page);
+  await shot(page, "event-hostile");
+  await page.getByRole("link", { name: `subscription sub_1Xss${tag}` }).first().click();
+  await expect(page.getByRole("heading", { name: `sub_1Xss${tag}` })).toBeVisible();
+  await noScriptRan(page);
+});
+
+test("[ui] the entity timeline shows the late, older update as stale and the newest state as current", async ({ page }) => {
+  await signInAt(page, `/entities/stripe/subscription/${subscriptionId}`, users.support, PW);
+  await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
+  await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");
+  await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText('status: null → "active"');
+  await expect(page.locator("dl.facts")).toContainText("2000000");
+  await expect(page.locator("table.kv")).toContainText("active");
+  await shot(page, "entity");
+});
+
+test("[ui] ops requeues a dead event from its page and sees the new attempt", async ({ page }) => {
+  const eventId = `evt_${tag}_dead`;
+  const body = JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId, invoiceId: `in_1Dead${tag}` }));
+  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
+            values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'downstream timeout')`;
+  await sql`insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error)
+            values ('stripe', ${eventId}, 8, 'auto', 'worker', now() - interval '1 minute', now() - interval '1 minute', 'failed', 'downstream timeout')`;
+  await signInAt(page, `/events/stripe/${eventId}`, users.ops, PW);
+  await expect(page.locator("dd").getByText("dead", { exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Requeue" }).click();
+  await expect(page.getByRole("status")).toContainText("Requeued");
+  await expect
+    .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, { timeout: 10_000 })
+    .toBe("settled");
+  await page.reload();
+  const attempt = page.locator("tr", { hasText: "requeue" });
+  await expect(attempt).toContainText(users.ops);
+  await expect(attempt).toContainText("settled");
+  await shot(page, "event-requeued");
+});
+
+test("[ui] ops bulk-requeues the filtered dead set after confirming its count", async ({ page }) => {
+  for (let i = 0; i < 3; i++) {
+    const body = JSON.stringify(stripeInvoicePaidEvent({ eventId: `evt_${tag}_bulk${i}`, customerId: `cus_Bulk${tag}`, invoiceId: `in_1Bulk${tag}${i}` }));
+    await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
+              values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'timeout', ${[`cus_Bulk${tag}`]})`;
+  }
+  await signInAt(page, `/events?status=dead&q=cus_Bulk${tag}`, users.ops, PW);
+  await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(3);
+  await page.getByRole("button", { name: "Requeue failed/dead…" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Confirm bulk requeue" });
+  await expect(confirm).toContainText("Requeue 3 failed/dead events matching this filter?");
+  await shot(page, "events-bulk-confirm");
+  await confirm.getByRole("button", { name: "Requeue 3" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Requeued 3 events." })).toBeVisible();
+  await expect
+    .poll(async () => (await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_bulk%`} and status = 'settled'`)[0]?.n, { timeout: 10_000 })
+    .toBe(3);
+});
+
+test("[ui] an event id with URL-special characters opens its own page", async ({ page }) => {
+  const eventId = `msg:odd@${tag}/x y%41`;
+  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
+            values ('standard', ${eventId}, 'user.created', '{"type":"user.created"}'::jsonb, '{"type":"user.created"}', '{}'::jsonb, 'settled')`;
+  await signInAt(page, `/events?q=${encodeURIComponent(eventId)}`, users.support, PW);
+  await page.getByRole("link", { name: eventId }).click();
+  await expect(page.getByRole("heading", { name: eventId })).toBeVisible();
+});
+
+test("[ui] overview and the events list, as a person sees them", async ({ page }) => {
+  await signInAt(page, "/", users.ops, PW);
+  await expect(page.getByRole("heading", { name: "Deliveries per minute, last 24 h (UTC)" })).toBeVisible();
+  await expect(page.locator(".stat", { hasText: "duplicate rate" })).toBeVisible();
+  await expect(page.locator("svg[role=img]")).toBeVisible();
+  await shot(page, "overview");
+  await page.getByRole("link", { name: "Events" }).click();
+  await expect(page.locator("tbody tr[data-event-id]").first()).toBeVisible();
+  await shot(page, "events");
+  const res = await page.request.get(`/events/stripe/evt_${tag}_inv/export`);
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-disposition"]).toContain(`stripe-evt_${tag}_inv.json`);
+  const doc = (await res.json()) as { rawBody: string; deliveries: unknown[]; attempts: unknown[] };
+  expect(doc.rawBody).toContain(`evt_${tag}_inv`);
+  expect(doc.deliveries).toHaveLength(1);
+});
