@@ -69,7 +69,11 @@ test("[ui] the payload of a hostile event renders as text on the list, event and
   await expect(page.getByRole("heading", { name: `evt_${tag}_xss` })).toBeVisible();
   await expect(page.locator(".json-viewer").getByText(XSS, { exact: false })).toBeVisible();
   await expect(page.locator("pre.raw")).toContainText("<script>window.__xss = 1</script>");
-  await expect(page.locator(".json-viewer .jv-key", { hasText: `<b>key ${tag}</b>` })).toBeVisible();
+  // metadata sits deeper than the viewer opens by default: expand it like a person would.
+  const key = page.locator(".json-viewer .jv-key", { hasText: `<b>key ${tag}</b>` });
+  await expect(key).toBeHidden();
+  await page.locator('.json-viewer details[data-path="data.object.metadata"] > summary').click();
+  await expect(key).toBeVisible();
   await expect(page.getByText("Signature verifies with the current secret")).toBeVisible();
   await expect(page.locator("dd").getByText("yes", { exact: true })).toBeVisible();
   await noScriptRan(page);
