@@ -6,7 +6,7 @@ import { describeError } from "@/lib/errors";
 import { wakeWorkers } from "@/lib/worker/embedded";
 import { driveReplayRun, leaseOwner, type ReplayHost } from "./drive";
 import { startReplayResumer } from "./resume";
-import { startReplayRun, type ReplayInput } from "./runs";
+import { reopenReplayRun, startReplayRun, type ReplayInput } from "./runs";
 import { missingConfig, replayApiConfigFromEnv } from "./sources";
 
 const g = globalThis as unknown as { __ledgerReplayHost?: Promise<ReplayHost>; __ledgerReplayResumer?: boolean };
@@ -44,7 +44,16 @@ export function startEmbeddedReplays(): void {
 /** Console: record the run (ops, audited) and drive it in this process after the answer; progress is in its row. */
 export async function launchReplay({ actor, input }: { actor: Actor | undefined; input: ReplayInput }): Promise<ReplayRun> {
   const host = await appReplayHost();
-  const run = await startReplayRun({ db: host.db, actor, input, lease: host.lease, defaultHook: host.config.github.hook });
+  return inBackground(host, await startReplayRun({ db: host.db, actor, input, lease: host.lease, defaultHook: host.config.github.hook }));
+}
+
+/** Console: continue a failed or cancelled run from its cursor, in the background. */
+export async function resumeReplay({ actor, id }: { actor: Actor | undefined; id: number }): Promise<ReplayRun> {
+  const host = await appReplayHost();
+  return inBackground(host, await reopenReplayRun({ db: host.db, actor, id, lease: host.lease }));
+}
+
+function inBackground(host: ReplayHost, run: ReplayRun): ReplayRun {
   void driveReplayRun(run, host).then(
     (done) => log(`replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`),
     (err: unknown) => log(`replay ${run.id} stopped: ${describeError(err)} (the resumer will take it up when its lease lapses)`),

@@ -141,32 +141,32 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
   try {
     for (;;) {
       if (stop.signal.aborted) throw stop.signal.reason;
-      let step = "fetching the page";
+      const at = run.cursor ? `the page after ${run.cursor}` : "the first page";
+      let step = `fetching ${at}`;
       try {
         const page = await lister.page(run.cursor ?? undefined);
-        step = "reading the ledger";
+        step = `reading the ledger for ${at}`;
         const have = await existingIds(db, run.source, page.items.map((i) => i.eventId));
         const missing = page.items.filter((i) => !have.has(i.eventId));
         const counts: PageCounts = { fetched: page.items.length, new: 0, duplicates: page.items.length - missing.length, failed: 0 };
         let inputs: IngestInput[] = [];
         if (run.dryRun) counts.new = missing.length;
         else if (run.params.github?.redeliver) {
-          step = "asking GitHub to redeliver";
+          step = `asking GitHub to redeliver ${at}`;
           for (const item of missing) await item.redeliver?.();
           counts.new = missing.length;
         } else {
-          step = "fetching payloads";
+          step = `fetching the payloads of ${at}`;
           inputs = await loadAll(run, missing, counts);
         }
         if (stop.signal.aborted) throw stop.signal.reason;
-        step = "committing the page";
+        step = `committing ${at}`;
         const before = run.new;
         run = await commitPage(db, run, lease, inputs, counts, page.next);
         if (!run.dryRun && run.new > before) deps.onClaimed?.(run.new - before);
       } catch (err) {
         if (stop.signal.aborted || err instanceof LeaseLostError) throw err;
-        const at = run.cursor ? `the page after ${run.cursor}` : "the first page";
-        const message = `${step} for ${at} failed: ${describeError(err)}. Nothing from that page was counted; resume with --resume ${run.id} (cursor ${run.cursor ?? "start"}).`;
+        const message = `${step} failed: ${describeError(err)}. Nothing from that page was counted; resume it from cursor ${run.cursor ?? "start"} (Resume in the console, or npm run replay -- --resume ${run.id}).`;
         deps.log?.(`replay ${run.id}: ${message}`);
         return await finish(db, run, lease, { status: "failed", lastError: message, finishedAt: sql`now()` });
       }

@@ -108,6 +108,11 @@ export async function takeReplayRun(db: Db, id: number, lease: RunLease, opts: {
   throw new ConflictError(`replay run ${id} is ${current.status}${opts.reopen ? "" : "; only a running run whose process stopped can be taken over"}`);
 }
 
+/** Console: take a failed or cancelled run back up from its cursor (ops, audited); the caller then drives it. */
+export async function reopenReplayRun({ db, actor, id, lease }: { db: Db; actor: Actor | undefined; id: number; lease: RunLease }): Promise<ReplayRun> {
+  return audited(db, actor, "replay.start", { action: "replay.resume", target: `replay:${id}` }, (tx) => takeReplayRun(tx, id, lease, { reopen: true }));
+}
+
 /** Running runs whose process stopped (lease lapsed): the resumer's work. */
 export async function listOrphanedRuns(db: Db): Promise<ReplayRun[]> {
   return db

@@ -17,7 +17,8 @@ export interface FakeResponse {
 }
 
 /** Answer in place of the API (a 429, a 500), "hang" to never answer, "reset" to drop the connection. */
-export type Fault = (req: FakeRequest) => FakeResponse | "hang" | "reset" | undefined;
+export type Fault = (req: FakeRequest) => FaultAnswer | Promise<FaultAnswer>;
+type FaultAnswer = FakeResponse | "hang" | "reset" | undefined;
 
 export interface FakeApi {
   url: string;
@@ -35,19 +36,18 @@ export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => Fa
     const r: FakeRequest = { method: req.method ?? "GET", path: u.pathname, query: u.searchParams, headers: req.headers, n: api.requests.length + 1 };
     api.requests.push(r);
     req.resume();
-    const answer = api.fault?.(r) ?? route(r, api);
-    if (answer === "reset") {
-      res.destroy();
-      return;
-    }
-    if (answer === "hang") {
-      const end = () => res.destroy();
-      hanging.add(end);
-      res.on("close", () => hanging.delete(end));
-      return;
-    }
-    res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-    res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
+    void Promise.resolve(api.fault?.(r)).then((faulted) => {
+      const answer = faulted ?? route(r, api);
+      if (answer === "reset") return res.destroy();
+      if (answer === "hang") {
+        const end = () => res.destroy();
+        hanging.add(end);
+        res.on("close", () => hanging.delete(end));
+        return;
+      }
+      res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+      res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
+    });
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

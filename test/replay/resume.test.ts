@@ -4,7 +4,7 @@ import { ForbiddenError, type Actor } from "@/lib/auth/roles";
 import { ConflictError } from "@/lib/ledger/types";
 import { driveReplayRun } from "@/lib/replay/drive";
 import { resumeOrphanedRuns, startReplayResumer } from "@/lib/replay/resume";
-import { cancelReplayRun, createReplayRunAs, getReplayRun, listOrphanedRuns, listReplayRuns, startReplayRun, takeReplayRun } from "@/lib/replay/runs";
+import { cancelReplayRun, createReplayRunAs, reopenReplayRun, getReplayRun, listOrphanedRuns, listReplayRuns, startReplayRun, takeReplayRun } from "@/lib/replay/runs";
 import { setupTestDb } from "../db";
 import { query } from "../worker/helpers";
 import { startFakeApi, stripeRoute, type FakeApi } from "./fake-api";
@@ -73,6 +73,23 @@ describe("replay runs survive their process", () => {
     expect(await getReplayRun(db, dead.id)).toMatchObject({ status: "succeeded", fetched: 120, new: 120, leaseOwner: null });
   });
 
+  it("[replay] a run that loses its lease mid-page writes nothing for that page: its claims roll back with its counts", async () => {
+    const events = storyEvents(300);
+    const missing = new Set(events.filter((_, i) => i % 3 === 0).map((e) => e.id));
+    await seedLedger(db, "stripe", events.filter((e) => !missing.has(e.id)));
+    api = await startFakeApi(stripeRoute(events, STRIPE_KEY));
+    const page2 = events[300 - 100]!.id;
+    // Another process takes the run over while this one is fetching page 2.
+    api.fault = async (req) => {
+      if (req.query.get("starting_after") === page2) await db.execute(sql`update replay_run set lease_owner = 'thief' where status = 'running'`);
+      return undefined;
+    };
+    const out = await replay(testHost(db, apiConfig({ stripe: api.url })), { source: "stripe", since: SINCE, until: UNTIL });
+    expect(out).toMatchObject({ interrupted: true, status: "running", leaseOwner: "thief", fetched: 100, pages: 1, cursor: page2 });
+    const page1Missing = events.slice(200).filter((e) => missing.has(e.id)).map((e) => e.id).sort();
+    expect((await query<{ event_id: string }>(db, sql`select event_id from webhook_event where via = 'replay' order by event_id`)).map((r) => r.event_id)).toEqual(page1Missing);
+  });
+
   it("[replay] a run cancelled by ops stops at its next heartbeat, even while a page is hanging", async () => {
     const events = storyEvents(300);
     api = await startFakeApi(stripeRoute(events, STRIPE_KEY));
@@ -95,12 +112,14 @@ describe("replay runs survive their process", () => {
     await expect(startReplayRun({ db, actor: SUPPORT, input: { source: "stripe", since: SINCE }, lease })).rejects.toThrow(ForbiddenError);
     const run = await startReplayRun({ db, actor: OPS, input: { source: "stripe", since: SINCE, until: UNTIL, dryRun: true }, lease });
     await expect(cancelReplayRun({ db, actor: SUPPORT, id: run.id })).rejects.toThrow("support may not replay: start (needs ops)");
+    await expect(reopenReplayRun({ db, actor: SUPPORT, id: run.id, lease })).rejects.toThrow(ForbiddenError);
     expect((await listReplayRuns({ db, actor: SUPPORT })).map((r) => [r.id, r.actor, r.dryRun])).toEqual([[run.id, "ops@example.com", true]]);
     await expect(listReplayRuns({ db, actor: undefined })).rejects.toThrow(ForbiddenError);
     expect(await query(db, sql`select actor_email, action, result from audit_log order by id`)).toEqual([
       { actor_email: "support@example.com", action: "replay.start", result: "refused" },
       { actor_email: "ops@example.com", action: "replay.preview", result: "ok" },
       { actor_email: "support@example.com", action: "replay.cancel", result: "refused" },
+      { actor_email: "support@example.com", action: "replay.resume", result: "refused" },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { driveReplayRun } from "@/lib/replay/drive";
-import { takeReplayRun } from "@/lib/replay/runs";
+import { reopenReplayRun } from "@/lib/replay/runs";
 import { setupTestDb } from "../db";
 import { drain, query } from "../worker/helpers";
 import { startFakeApi, stripeRoute, type FakeApi, type StripeEvent } from "./fake-api";
@@ -83,17 +83,19 @@ describe("replay from Stripe's events API", () => {
     const firstTwoPages = new Set(events.slice(150).map((e) => e.id));
     const newInFirstTwo = missing.filter((id) => firstTwoPages.has(id)).length;
     expect(failed).toMatchObject({ status: "failed", cursor: cursorOfPage3, fetched: 200, new: newInFirstTwo, duplicates: 200 - newInFirstTwo, pages: 2 });
-    expect(failed.lastError).toContain(`fetching the page for the page after ${cursorOfPage3} failed: GET /v1/events?`);
+    expect(failed.lastError).toContain(`fetching the page after ${cursorOfPage3} failed: GET /v1/events?`);
     expect(failed.lastError).toContain("failed after 4 attempts: HTTP 503");
-    expect(failed.lastError).toContain(`resume with --resume ${failed.id}`);
+    expect(failed.lastError).toContain(`npm run replay -- --resume ${failed.id}`);
     expect(failed.lastError).not.toContain(STRIPE_KEY);
     expect(failed.finishedAt).not.toBeNull();
 
     broken = false;
-    const resumed = await driveReplayRun(await takeReplayRun(db, failed.id, host.lease, { reopen: true }), host);
+    const ops = { id: "u-ops", email: "ops@example.com", role: "ops" as const };
+    const resumed = await driveReplayRun(await reopenReplayRun({ db, actor: ops, id: failed.id, lease: host.lease }), host);
     expect(resumed).toMatchObject({ status: "succeeded", fetched: 350, new: missing.length, duplicates: 350 - missing.length, failed: 0, pages: 4, lastError: null });
     expect(await ledgerIds()).toEqual(events.map((e) => e.id).sort());
     expect(await query(db, sql`select count(*)::int as n from webhook_delivery where via = 'replay'`)).toEqual([{ n: missing.length }]);
+    expect(await query(db, sql`select actor_email, action, target, result from audit_log where action = 'replay.resume'`)).toEqual([{ actor_email: "ops@example.com", action: "replay.resume", target: `replay:${failed.id}`, result: "ok" }]);
   });
 
   it("[replay] a dry run counts what would be new and writes nothing to the ledger", async () => {
