@@ -20,6 +20,8 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/no-floating-promises": "error",
+      // `{ secret: _secret, ...rest }` is how a field is left out of a copy.
+      "@typescript-eslint/no-unused-vars": ["warn", { ignoreRestSiblings: true, varsIgnorePattern: "^_", argsIgnorePattern: "^_" }],
       "drizzle/enforce-delete-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
       "drizzle/enforce-update-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
     },
