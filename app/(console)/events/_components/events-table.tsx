@@ -49,7 +49,7 @@ const baseColumns = [
       <>
         <span className={`badge ${c.getValue()}`}>{c.getValue()}</span>
         {c.row.original.via === "replay" && <span className="badge">replay</span>}
-        {c.row.original.lastError && c.getValue() !== "settled" && <div className="error">{c.row.original.lastError}</div>}
+        {c.row.original.lastError && c.getValue() !== "settled" && <div className="error" title={c.row.original.lastError}>{c.row.original.lastError}</div>}
       </>
     ),
   }),
