@@ -14,6 +14,7 @@ async function main() {
       NODE_ENV: "production",
       PORT: String(E2E.port),
       ...E2E.secrets,
+      ...E2E.replayApi.env,
       DATABASE_URL: E2E.databaseUrl,
       REPLAY_TOKEN: E2E.replayToken,
       APP_URL: E2E.baseURL,
