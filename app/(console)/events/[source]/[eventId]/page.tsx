@@ -153,7 +153,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
                   <td className="mono"><Link href={entityHref(t.source, t.entityType, t.entityId)}>{t.entityType} {t.entityId}</Link></td>
                   <td className="num mono">{t.version ?? "—"}</td>
                   <td><span className={`badge ${t.outcome}`}>{t.outcome}</span></td>
-                  <td className="mono">{Object.entries(t.changes).map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join("; ") || t.note || "—"}</td>
+                  <td className="mono break changes">{Object.entries(t.changes).map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join("; ") || t.note || "—"}</td>
                 </tr>
               ))}
             </tbody>

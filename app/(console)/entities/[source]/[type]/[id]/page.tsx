@@ -76,7 +76,7 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
               <td>
                 <span className={`badge ${e.outcome === "pending" ? e.eventStatus : e.outcome}`}>{e.outcome === "pending" ? `not applied yet (${e.eventStatus})` : e.outcome}</span>
               </td>
-              <td className="mono">
+              <td className="mono break changes">
                 {Object.entries(e.changes).map(([k, c]) => (
                   <div key={k}>
                     {k}: {JSON.stringify(c.from)} → {JSON.stringify(c.to)}
