@@ -61,6 +61,12 @@ export function demoTraffic(now = Math.floor(Date.now() / 1000)): DemoDelivery[]
     add({ source: "shopify", body: json(shopifyOrder({ id, updatedAt: new Date((now - 1800 + o * 60) * 1000).toISOString(), financialStatus: "pending" })), id: `demo-shop-${o}-a`, headers: { "x-shopify-topic": "orders/create" }, note: "order created" });
     add({ source: "shopify", body: json(shopifyOrder({ id, updatedAt: new Date((now - 900 + o * 60) * 1000).toISOString(), financialStatus: "paid" })), id: `demo-shop-${o}-b`, headers: { "x-shopify-topic": "orders/updated" }, note: "order paid" }, o === 2 ? 2 : 1);
   }
+  {
+    // An update without updated_at cannot be ordered against the others: it fails until dead.
+    const undated = shopifyOrder({ id: 5745183776809, financialStatus: "refunded" }) as Record<string, unknown>;
+    delete undated.updated_at;
+    add({ source: "shopify", body: json(undated), id: "demo-shop-9-undated", headers: { "x-shopify-topic": "orders/updated" }, note: "no updated_at: fails until dead" });
+  }
   for (let p = 1; p <= 2; p++) {
     const subscriptionId = `sub_01hdemo${pad(p, 4)}paddle`;
     const at = (micros: number) => `${new Date((now - 600) * 1000).toISOString().slice(0, 19)}.${pad(micros)}Z`;
