@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import { webhookEvent, type EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import type { Source } from "@/lib/providers/types";
-import { EventFilter, filterConditions, type EventFilterInput } from "./event-filter";
+import { EventFilter, resolvedConditions, type EventFilterInput } from "./event-filter";
 
 export interface EventListRow {
   source: Source;
@@ -66,7 +66,7 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
   const desc = i.sort === "received_desc";
   // Walking backwards flips the scan; the page is reversed again below.
   const scanDesc = desc !== i.back;
-  const where: SQL[] = filterConditions(i.filter);
+  const where: SQL[] = await resolvedConditions(db, i.filter);
   const key = sql`(${webhookEvent.receivedAt}, ${webhookEvent.eventId}, ${webhookEvent.source})`;
   if (i.cursor) {
     const [ts, source, id] = decodeCursor(i.cursor);

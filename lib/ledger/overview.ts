@@ -17,7 +17,8 @@ export async function getStatusCounts(db: Db, actor: Actor | undefined): Promise
   authorize(actor, "events.read");
   const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
   const open = rowsOf<{ status: EventStatus; n: number }>(
-    await db.execute(sql`select status, count(*)::int as n from webhook_event where status <> 'settled' group by status`),
+    // An explicit list, not `<> 'settled'`: only that can be an index condition on the status index.
+    await db.execute(sql`select status, count(*)::int as n from webhook_event where status in ('claimed', 'processing', 'failed', 'dead') group by status`),
   );
   for (const r of open) counts[r.status] = Number(r.n);
   const [est] = rowsOf<{ n: number }>(await db.execute(sql`select reltuples::float8 as n from pg_class where oid = 'webhook_event'::regclass`));
@@ -100,13 +101,18 @@ export interface DeadEvent {
 
 export async function listDeadEvents(db: Db, actor: Actor | undefined, limit = 10): Promise<{ rows: DeadEvent[]; total: number }> {
   authorize(actor, "events.read");
-  const rows = rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_at: string; total: number }>(
-    await db.execute(sql`
-      select source, event_id, event_type, attempts, last_error, received_at::text, count(*) over ()::int as total
-      from webhook_event where status = 'dead' order by received_at desc, event_id desc limit ${limit}`),
-  );
+  // Two statements: a window count would fetch every dead row from the heap to show ten.
+  const [rows, [total]] = await Promise.all([
+    db.execute(sql`
+      select source, event_id, event_type, attempts, last_error, received_at::text
+      from webhook_event where status = 'dead' order by received_at desc, event_id desc, source desc limit ${limit}`),
+    db.execute(sql`select count(*)::int as n from webhook_event where status = 'dead'`),
+  ]).then(([r, t]) => [
+    rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_at: string }>(r),
+    rowsOf<{ n: number }>(t),
+  ] as const);
   return {
-    total: Number(rows[0]?.total ?? 0),
+    total: Number(total?.n ?? 0),
     rows: rows.map((r) => ({ source: r.source, eventId: r.event_id, eventType: r.event_type, attempts: r.attempts, lastError: r.last_error, receivedAt: new Date(r.received_at) })),
   };
 }

@@ -4,21 +4,21 @@ import { rowsOf, type Db } from "@/db/client";
 import { webhookEvent } from "@/db/schema";
 import { audited } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { EventFilter, filterConditions } from "./event-filter";
+import { EventFilter, resolvedConditions } from "./event-filter";
 import { ConflictError } from "./types";
 
 /** One bulk requeue touches at most this many events; a bigger set wants a narrower filter. */
 export const BULK_REQUEUE_MAX = 10_000;
 const REQUEUEABLE = ["failed", "dead"] as const;
 
-function requeueableWhere(filter: EventFilter) {
-  return and(...filterConditions(filter), inArray(webhookEvent.status, [...REQUEUEABLE]));
+async function requeueableWhere(db: Db, filter: EventFilter) {
+  return and(...(await resolvedConditions(db, filter)), inArray(webhookEvent.status, [...REQUEUEABLE]));
 }
 
 /** How many failed/dead events the filter matches: the number ops confirm before the bulk requeue. */
 export async function countRequeueable(db: Db, actor: Actor | undefined, filter: z.input<typeof EventFilter>): Promise<number> {
   authorize(actor, "events.requeue");
-  const [row] = await db.select({ n: count() }).from(webhookEvent).where(requeueableWhere(EventFilter.parse(filter)));
+  const [row] = await db.select({ n: count() }).from(webhookEvent).where(await requeueableWhere(db, EventFilter.parse(filter)));
   return Number(row?.n ?? 0);
 }
 
@@ -38,7 +38,7 @@ export async function requeueMatching({ db, actor, input }: { db: Db; actor: Act
     const rows = rowsOf<{ n: number }>(
       await tx.execute(sql`
         with picked as (
-          select source, event_id from webhook_event where ${requeueableWhere(filter)}
+          select source, event_id from webhook_event where ${await requeueableWhere(tx, filter)}
           limit ${confirmed + 1} for update skip locked
         ), moved as (
           update webhook_event e set status = 'claimed', next_attempt_at = now(), next_trigger = 'requeue',

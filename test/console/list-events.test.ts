@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { SEARCH_PROBE_LIMIT } from "@/lib/ledger/event-filter";
 import { listEvents, type ListEventsInput } from "@/lib/ledger/list-events";
 import { githubIssuesOpened } from "@/test/fixtures/github";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
@@ -70,6 +71,20 @@ describe("the events list", () => {
     expect(await found("jenny.rosen@example.com")).toEqual(["evt_c"]);
     expect(await found("JENNY.ROSEN@example.com")).toEqual(["evt_c"]);
     expect(await found("cus_Nobody")).toEqual([]);
+  });
+
+  it("[console] Search answers the same past the GIN probe's cap: a common id pages through all its events", async () => {
+    await db.execute(sql`
+      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, subject_ids, received_at)
+      select 'stripe', 'evt_common_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb,
+             case when n <= 3 then array['price_Common01', 'cus_Rare0001'] else array['price_Common01'] end,
+             '2026-11-01'::timestamptz + n * interval '1 second'
+      from generate_series(1, ${SEARCH_PROBE_LIMIT + 5}) n`);
+    const all = (await walk({ filter: { q: "price_Common01" }, limit: 200 })).flat();
+    expect(all).toHaveLength(SEARCH_PROBE_LIMIT + 5);
+    expect(new Set(all).size).toBe(SEARCH_PROBE_LIMIT + 5);
+    expect((await listEvents(db, support, { filter: { q: "cus_Rare0001" } })).rows.map((r) => r.eventId)).toEqual(["evt_common_3", "evt_common_2", "evt_common_1"]);
+    expect((await listEvents(db, support, { filter: { q: "evt_common_7" } })).rows.map((r) => r.eventId)).toEqual(["evt_common_7"]);
   });
 
   it("[console] the list needs a signed-in role; a damaged cursor or an unknown status is a clear input error", async () => {

@@ -1,0 +1,2 @@
+CREATE INDEX "webhook_event_type_idx" ON "webhook_event" USING btree ("event_type","received_at","event_id","source");--> statement-breakpoint
+CREATE INDEX "webhook_event_status_idx" ON "webhook_event" USING btree ("status","received_at","event_id","source","event_type");
