@@ -1,4 +1,4 @@
-import { and, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { EVENT_STATUSES, webhookEvent } from "@/db/schema";
