@@ -62,9 +62,9 @@ function mixSource(prefix: string, presign: number, t: Tally, dupsPerTen = 3): S
   return { next, onAck: (d) => ackedPool.push(d) };
 }
 
-async function load(port: number, connections: number, duration: number, { next, onAck }: Source, t: Tally): Promise<AcResult> {
+async function load(port: number, connections: number, duration: number, { next, onAck }: Source, t: Tally, rate?: number): Promise<AcResult> {
   return autocannon({
-    url: `http://127.0.0.1:${port}/api/webhooks/stripe`, connections, duration, timeout: 10,
+    url: `http://127.0.0.1:${port}/api/webhooks/stripe`, connections, duration, timeout: 10, ...(rate ? { overallRate: rate } : {}),
     requests: [{
       setupRequest: (req: AcRequest, ctx: Ctx): AcRequest => {
         const d = next();
@@ -194,10 +194,10 @@ async function main() {
     const rows: Row[] = [];
     const problems: string[] = [];
     // Scenarios in one phase run at once; their server and Postgres CPU is shared out per request.
-    const phase = async (port: number, server: ChildProcess, db: string, specs: [string, number, Source, Tally][]) => {
+    const phase = async (port: number, server: ChildProcess, db: string, specs: [string, number, Source, Tally][], rate?: number) => {
       const backends = async () => (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${db} and backend_type = 'client backend'`).map((r) => String(r.pid));
       const [srv0, pg0] = [cpuTicks(groupPids(server.pid!)), cpuTicks(await backends())];
-      const results = await Promise.all(specs.map(([, conns, source, t]) => load(port, conns, DURATION, source, t)));
+      const results = await Promise.all(specs.map(([, conns, source, t]) => load(port, conns, DURATION, source, t, rate)));
       const n = results.reduce((sum, r) => sum + r.requests.total, 0) || 1;
       const cpu = { srv: ticksSince(srv0, cpuTicks(groupPids(server.pid!))) / n, pg: ticksSince(pg0, cpuTicks(await backends())) / n };
       specs.forEach(([scenario, conns, , t], i) => rows.push({ scenario, conns, t, r: results[i]!, cpu }));
@@ -241,6 +241,12 @@ async function main() {
       ["app: …the storm alongside", CONNECTIONS - claimConns, hotSource(storm2), storm2],
     ]))[0]!;
     problems.push(...(await verify(urlOf(dbs.app), "evt_1BenchDur", during, true)));
+
+    // Latency below saturation: the same mix offered at half the rate the app just sustained.
+    const halfRate = Math.round(rps(appRes) / 2);
+    const paced = tally();
+    const pacedRes = (await phase(appPort, app.child, dbs.app, [[`app: same mix, paced at ${halfRate} req/s`, CONNECTIONS, mixSource("evt_1BenchPace", halfRate * DURATION * 1.1, paced), paced]], halfRate))[0]!;
+    problems.push(...(await verify(urlOf(dbs.app), "evt_1BenchPace", paced, true)));
     await stopServer(app.child);
 
     const barePort = await freePort();
@@ -259,6 +265,7 @@ async function main() {
       ` · zero non-2xx: ${mark(invalid === 0)} · exactly once: ${mark(problems.length === 0)}`);
     console.log(`duplicate storm: ${((100 * rps(stormRes)) / rps(appRes)).toFixed(0)} % of the mix's req/s, p99 ${stormRes.latency.p99} ms` +
       ` vs ${appRes.latency.p99} ms; new events during the storm: p99 ${claimRes.latency.p99} ms`);
+    console.log(`below saturation (${halfRate} req/s offered): p50 ${pacedRes.latency.p50} ms, p99 ${pacedRes.latency.p99} ms`);
     if (invalid || problems.length) {
       console.error(`FAILED: ${invalid} valid deliveries without a 2xx; ${problems.join("; ") || "no ledger problems"}`);
       process.exitCode = 1;

@@ -86,7 +86,7 @@ export default async function OverviewPage() {
         </section>
         <section>
           <h2>
-            Dead, waiting for a person {dead.total > 0 && <Link className="small" href="/events?status=dead">all {dead.total} →</Link>}
+            Dead, waiting for a person {dead.total > 0 && <Link className="small" href="/events?status=dead">all {dead.total.toLocaleString("en")}{dead.more ? "+" : ""} →</Link>}
           </h2>
           <table>
             <thead>

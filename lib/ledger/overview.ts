@@ -99,20 +99,25 @@ export interface DeadEvent {
   receivedAt: Date;
 }
 
-export async function listDeadEvents(db: Db, actor: Actor | undefined, limit = 10): Promise<{ rows: DeadEvent[]; total: number }> {
+/** Past this many, the dead count reads "1,000+": counting a pile of a hundred thousand costs a second. */
+export const DEAD_COUNT_CAP = 1000;
+
+export async function listDeadEvents(db: Db, actor: Actor | undefined, limit = 10): Promise<{ rows: DeadEvent[]; total: number; more: boolean }> {
   authorize(actor, "events.read");
-  // Two statements: a window count would fetch every dead row from the heap to show ten.
+  // Two statements: a window count would fetch every dead row from the heap to show ten; the count is capped.
   const [rows, [total]] = await Promise.all([
     db.execute(sql`
       select source, event_id, event_type, attempts, last_error, received_at::text
       from webhook_event where status = 'dead' order by received_at desc, event_id desc, source desc limit ${limit}`),
-    db.execute(sql`select count(*)::int as n from webhook_event where status = 'dead'`),
+    db.execute(sql`select count(*)::int as n from (select 1 from webhook_event where status = 'dead' limit ${DEAD_COUNT_CAP + 1}) capped`),
   ]).then(([r, t]) => [
     rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_at: string }>(r),
     rowsOf<{ n: number }>(t),
   ] as const);
+  const n = Number(total?.n ?? 0);
   return {
-    total: Number(total?.n ?? 0),
+    total: Math.min(n, DEAD_COUNT_CAP),
+    more: n > DEAD_COUNT_CAP,
     rows: rows.map((r) => ({ source: r.source, eventId: r.event_id, eventType: r.event_type, attempts: r.attempts, lastError: r.last_error, receivedAt: new Date(r.received_at) })),
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
+import { DEAD_COUNT_CAP, getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
@@ -50,8 +50,15 @@ describe("the overview", () => {
     await seed();
     expect(await getFailingTypes(db, support)).toEqual([{ source: "stripe", eventType: "invoice.paid", failed: 1, dead: 2 }]);
     const dead = await listDeadEvents(db, support);
-    expect(dead.total).toBe(2);
+    expect([dead.total, dead.more]).toEqual([2, false]);
     expect(dead.rows.map((r) => [r.eventId, r.lastError])).toEqual([["evt_i1", "boom"], ["evt_i0", "boom"]]);
+  });
+
+  it("[console] a dead pile past the cap reads as 1,000+ rather than being counted row by row", async () => {
+    await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
+      select 'stripe', 'evt_dead_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead' from generate_series(1, ${DEAD_COUNT_CAP + 1}) n`);
+    const dead = await listDeadEvents(db, support);
+    expect([dead.total, dead.more, dead.rows.length]).toEqual([DEAD_COUNT_CAP, true, 10]);
   });
 
   it("[console] the overview needs a signed-in role", async () => {
