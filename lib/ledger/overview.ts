@@ -107,17 +107,17 @@ export async function listDeadEvents(db: Db, actor: Actor | undefined, limit = 1
   // Two statements: a window count would fetch every dead row from the heap to show ten; the count is capped.
   const [rows, [total]] = await Promise.all([
     db.execute(sql`
-      select source, event_id, event_type, attempts, last_error, received_at::text
+      select source, event_id, event_type, attempts, last_error, received_at::text as received_text
       from webhook_event where status = 'dead' order by received_at desc, event_id desc, source desc limit ${limit}`),
     db.execute(sql`select count(*)::int as n from (select 1 from webhook_event where status = 'dead' limit ${DEAD_COUNT_CAP + 1}) capped`),
   ]).then(([r, t]) => [
-    rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_at: string }>(r),
+    rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_text: string }>(r),
     rowsOf<{ n: number }>(t),
   ] as const);
   const n = Number(total?.n ?? 0);
   return {
     total: Math.min(n, DEAD_COUNT_CAP),
     more: n > DEAD_COUNT_CAP,
-    rows: rows.map((r) => ({ source: r.source, eventId: r.event_id, eventType: r.event_type, attempts: r.attempts, lastError: r.last_error, receivedAt: new Date(r.received_at) })),
+    rows: rows.map((r) => ({ source: r.source, eventId: r.event_id, eventType: r.event_type, attempts: r.attempts, lastError: r.last_error, receivedAt: new Date(r.received_text) })),
   };
 }
