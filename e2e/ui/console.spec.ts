@@ -142,6 +142,17 @@ test("[ui] an event id with URL-special characters opens its own page", async ({
   await expect(page.getByRole("heading", { name: eventId })).toBeVisible();
 });
 
+test("[ui] the payload viewer copies a field's path and its value", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await signInAt(page, `/events/stripe/evt_${tag}_inv`, users.support, PW);
+  const row = page.locator('.json-viewer [data-path="data.object.customer"]');
+  await row.hover();
+  await row.getByRole("button", { name: "path" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("data.object.customer");
+  await row.getByRole("button", { name: "value" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(customerId);
+});
+
 test("[ui] overview and the events list, as a person sees them", async ({ page }) => {
   await signInAt(page, "/", users.ops, PW);
   await expect(page.getByRole("heading", { name: "Deliveries per minute, last 24 h (UTC)" })).toBeVisible();
