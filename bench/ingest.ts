@@ -214,8 +214,11 @@ async function main() {
     };
 
     const appPort = await freePort();
-    const app = startServer(["node_modules/.bin/tsx", "server.ts"],
-      { DATABASE_URL: urlOf(dbs.app), STRIPE_WEBHOOK_SECRET: SECRET, WORKER_MODE: "off", PORT: String(appPort) });
+    // BENCH_APP_PROFILE=dir writes a V8 CPU profile of the app alone there.
+    const profile = process.env.BENCH_APP_PROFILE;
+    const app = startServer(profile ? ["node", "--cpu-prof", `--cpu-prof-dir=${profile}`, "--import", "tsx", "server.ts"] : ["node_modules/.bin/tsx", "server.ts"],
+      { DATABASE_URL: urlOf(dbs.app), STRIPE_WEBHOOK_SECRET: SECRET, WORKER_MODE: "off", PORT: String(appPort),
+ });
     await waitHealthy(appPort, "/api/health", app);
     const appRes = await warmThenMix(appPort, app.child, dbs.app, "app: 30 % duplicates", 3000);
 
