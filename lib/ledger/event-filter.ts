@@ -49,32 +49,32 @@ export const SEARCH_PROBE_LIMIT = 1000;
  * Search: an event id (any source: a primary-key probe per source), or a customer/object id or
  * email found in the payload (the subject_ids GIN index). Emails are stored lower-cased.
  */
-export function searchCondition(q: string): SQL {
+function searchCondition(q: string): SQL {
   const term = searchTerm(q);
   const keys = sql.join(SOURCES.map((s) => sql`(${s}, ${q})`), sql`, `);
   return sql`((${webhookEvent.source}, ${webhookEvent.eventId}) in (${keys}) or ${webhookEvent.subjectIds} @> array[${term}]::text[])`;
 }
 
-export function filterConditions(f: EventFilter): SQL[] {
+/** Every key but the search, which needs a database probe first (resolvedConditions). */
+function plainConditions(f: EventFilter): SQL[] {
   const where: SQL[] = [];
   if (f.source.length) where.push(inArray(webhookEvent.source, f.source));
   if (f.type.length) where.push(inArray(webhookEvent.eventType, f.type));
   if (f.status.length) where.push(inArray(webhookEvent.status, f.status));
   if (f.from) where.push(gte(webhookEvent.receivedAt, f.from));
   if (f.to) where.push(lt(webhookEvent.receivedAt, f.to));
-  if (f.q) where.push(searchCondition(f.q));
   return where;
 }
 
 /**
- * filterConditions, with the search resolved against the GIN index first. PostgreSQL cannot tell how
+ * The filter as SQL conditions, the search resolved against the GIN index first. PostgreSQL cannot tell how
  * rare one customer id is among subject_ids, guesses 0.5 % of rows, and walks the received index
  * expecting quick hits (the whole table, for an id on seven events). A capped probe of the GIN
  * index settles it: a rare id becomes a short list of primary keys; a common one (> the cap) keeps
  * the general form, whose walk then finds its matches early.
  */
 export async function resolvedConditions(db: Db, f: EventFilter): Promise<SQL[]> {
-  const where = filterConditions({ ...f, q: undefined });
+  const where = plainConditions(f);
   if (!f.q) return where;
   const keys = rowsOf<{ source: string; event_id: string }>(
     await db.execute(sql`select source, event_id from webhook_event where subject_ids @> array[${searchTerm(f.q)}]::text[] limit ${SEARCH_PROBE_LIMIT + 1}`),

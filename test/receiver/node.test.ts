@@ -1,25 +1,23 @@
 import { sql } from "drizzle-orm";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { handleNodeWebhook } from "@/lib/receiver/node";
 import { stripeSubscriptionEvent } from "../fixtures/stripe";
 import { setupTestDb } from "../db";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { counts, depsFor } from "./harness";
+import { startReceiverServer } from "./http-server";
 
 // server.ts answers POST /api/webhooks/* with this adapter; these tests drive it over real sockets.
 const { db } = setupTestDb();
 const work: string[] = [];
-let server: Server;
+let server: Awaited<ReturnType<typeof startReceiverServer>>;
 let base: string;
 beforeAll(async () => {
-  server = createServer((req, res) => void handleNodeWebhook(req, res, depsFor(db, { maxBytes: 4096 }), (w) => work.push(`${w.source}/${w.eventId}`)));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startReceiverServer(depsFor(db, { maxBytes: 4096 }), (w) => work.push(`${w.source}/${w.eventId}`));
+  base = server.url;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 beforeEach(() => void (work.length = 0));
 
 function send(path: string, opts: { method?: string; headers?: Record<string, string>; chunks?: string[] }) {

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { utc } from "@/components/utc";
 import { listAudit } from "@/lib/audit";
 import { requirePage } from "../../_lib/session";
 
@@ -27,7 +28,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <tbody>
           {rows.map((r) => (
             <tr key={r.id}>
-              <td className="mono nowrap">{r.at.toISOString().replace("T", " ").slice(0, 19)}</td>
+              <td className="mono nowrap">{utc(r.at)}</td>
               <td>{r.actorEmail}</td>
               <td className="mono">{r.action}</td>
               <td className="mono">{r.target}</td>

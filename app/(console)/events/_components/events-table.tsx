@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { createColumnHelper, rowSortingFeature, tableFeatures, type SortingState } from "@tanstack/react-table";
 import { DataTable } from "@/components/data-table/data-table";
+import { utc } from "@/components/utc";
 import { EventActions } from "../event-actions";
 import { entityHref, eventHref } from "./links";
 
@@ -24,7 +25,7 @@ const features = tableFeatures({ rowSortingFeature });
 const col = createColumnHelper<typeof features, EventRowView>();
 
 const baseColumns = [
-  col.accessor("receivedAt", { id: "received", header: "Received (UTC)", enableSorting: true, sortDescFirst: true, meta: { className: "nowrap mono" }, cell: (c) => c.getValue().replace("T", " ").slice(0, 19) }),
+  col.accessor("receivedAt", { id: "received", header: "Received (UTC)", enableSorting: true, sortDescFirst: true, meta: { className: "nowrap mono" }, cell: (c) => utc(c.getValue()) }),
   col.accessor("source", { header: "Source", enableSorting: false }),
   col.accessor("eventId", {
     header: "Event",

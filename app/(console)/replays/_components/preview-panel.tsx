@@ -5,7 +5,8 @@ import { useState, useTransition } from "react";
 import type { ReplayRun } from "@/db/schema/replay";
 import { FormMessage } from "@/components/form-message";
 import { startReplayAction } from "../actions";
-import { SOURCE_LABELS, utc } from "./format";
+import { utc } from "@/components/utc";
+import { SOURCE_LABELS } from "./format";
 
 /** The dry run's counts for the chosen window, then the button that starts the real replay. */
 export function PreviewPanel({ run }: { run: ReplayRun }) {

@@ -1,6 +1,7 @@
 import type { ReplayRun } from "@/db/schema/replay";
 import { RunActions } from "./run-actions";
-import { SOURCE_LABELS, STATUS_BADGE, utc } from "./format";
+import { utc } from "@/components/utc";
+import { SOURCE_LABELS, STATUS_BADGE } from "./format";
 
 /** Every run, newest first: who, what window, how far it got and how it ended. */
 export function RunsTable({

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { JsonViewer } from "@/components/json-viewer";
+import { utc } from "@/components/utc";
 import { can } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
@@ -13,7 +14,6 @@ import { EventActions } from "../../event-actions";
 
 export const metadata: Metadata = { title: "Event" };
 
-const time = (d: Date | null) => (d ? d.toISOString().replace("T", " ").replace("Z", "") : "—");
 // The raw body keeps the provider's key order; jsonb (the payload column) sorts keys by length.
 function asReceived(rawBody: string, payload: unknown): unknown {
   try {
@@ -83,9 +83,9 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
           {e.lastError && <div className="error">{e.lastError}</div>}
         </dd>
         <dt>Received</dt>
-        <dd className="mono">{time(e.receivedAt)}</dd>
+        <dd className="mono">{utc(e.receivedAt, { ms: true })}</dd>
         <dt>Settled</dt>
-        <dd className="mono">{time(e.settledAt)}</dd>
+        <dd className="mono">{utc(e.settledAt, { ms: true })}</dd>
         <dt>Attempts</dt>
         <dd>{e.attempts}</dd>
         <dt>Delivered</dt>
@@ -128,7 +128,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
               <td className="num">{a.number}</td>
               <td>{a.trigger}</td>
               <td className="mono">{a.actor}</td>
-              <td className="mono nowrap">{time(a.startedAt)}</td>
+              <td className="mono nowrap">{utc(a.startedAt, { ms: true })}</td>
               <td className="num">{ms(a.startedAt, a.finishedAt)}</td>
               <td><span className={`badge ${a.outcome === "settled" ? "ok" : a.outcome}`}>{a.outcome}</span></td>
               <td className="error-cell">{a.error}</td>
@@ -169,7 +169,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
         <tbody>
           {d.deliveries.map((x) => (
             <tr key={x.id}>
-              <td className="mono nowrap">{time(x.receivedAt)}</td>
+              <td className="mono nowrap">{utc(x.receivedAt, { ms: true })}</td>
               <td>{x.via}</td>
               <td>{x.claimed ? <span className="badge ok">first: claimed</span> : <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>}</td>
             </tr>

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { utc } from "@/components/utc";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
 import { isSource } from "@/lib/providers";
 import { requirePage } from "../../../../../_lib/session";
@@ -8,8 +9,7 @@ import { eventHref, segment } from "../../../../events/_components/links";
 
 export const metadata: Metadata = { title: "Entity" };
 
-const time = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0, 23) : "—");
-const show = (v: unknown) => (v === null || v === undefined ? "—" : v instanceof Date ? time(v) : typeof v === "object" ? JSON.stringify(v) : String(v));
+const show = (v: unknown) => (v === null || v === undefined ? "—" : v instanceof Date ? utc(v, { ms: true }) : typeof v === "object" ? JSON.stringify(v) : String(v));
 
 export default async function EntityPage({ params }: { params: Promise<{ source: string; type: string; id: string }> }) {
   const p = await params;
@@ -40,7 +40,7 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
           <dt>Set by</dt>
           <dd className="mono">{t.current ? <Link href={eventHref({ source: t.source, eventId: t.current.eventId })}>{t.current.eventId}</Link> : "—"}</dd>
           <dt>Updated (UTC)</dt>
-          <dd className="mono">{time(t.current?.updatedAt ?? null)}</dd>
+          <dd className="mono">{utc(t.current?.updatedAt, { ms: true })}</dd>
         </dl>
         <div className="panel">
           <h2 className="flush">Current state</h2>
@@ -69,7 +69,7 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
         <tbody>
           {t.entries.map((e, i) => (
             <tr key={`${e.eventId}-${i}`} data-event-id={e.eventId}>
-              <td className="mono nowrap">{time(e.recordedAt ?? e.receivedAt)}</td>
+              <td className="mono nowrap">{utc(e.recordedAt ?? e.receivedAt, { ms: true })}</td>
               <td className="mono clip"><Link href={eventHref({ source: t.source, eventId: e.eventId })}>{e.eventId}</Link></td>
               <td className="mono">{e.eventType}</td>
               <td className="num mono">{e.version ?? "—"}</td>
