@@ -11,3 +11,15 @@ export function describeError(err: unknown): string {
   }
   return String(e);
 }
+
+/** The SQLSTATE of a driver error, looking through drizzle's wrapping (`cause`); undefined if none. */
+export function sqlState(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** SQLSTATE class 22 is bad data (e.g. a JSON escape PostgreSQL refuses): retrying will not help. */
+export const isDataError = (err: unknown): boolean => sqlState(err)?.startsWith("22") === true;

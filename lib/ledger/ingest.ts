@@ -3,7 +3,6 @@ import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { EVENT_VIA } from "@/db/schema";
 import { SOURCES } from "@/lib/providers/types";
-import { pgArray } from "./pg-array";
 
 export const IngestInput = z.object({
   source: z.enum(SOURCES),
@@ -40,33 +39,67 @@ function jsonbText(rawBody: string): string {
 }
 
 /**
- * Claim an event: one statement, one round trip. The insert into webhook_event is the lock
- * (ON CONFLICT DO NOTHING on the primary key); the delivery row records the attempt either way,
- * appended rather than counted on the event row, so a duplicate storm never queues on one row lock.
+ * Claim events: one statement, one round trip, for one delivery or a batch of them. The insert into
+ * webhook_event is the lock (ON CONFLICT DO NOTHING on the primary key); the delivery row records the
+ * attempt either way, appended rather than counted on the event row, so a duplicate storm never queues
+ * on one row lock. Results come back in input order.
+ *
+ * A batch travels as one JSON parameter (json_to_recordset), which binds the same on both drivers.
+ * Inside a batch the first copy of an event id is the one that may claim; later copies are duplicates.
+ * Candidates are inserted in key order, so two batches claiming overlapping ids cannot deadlock.
  */
-export async function ingestEvent({ db, input }: { db: Db; input: IngestInput }): Promise<IngestResult> {
-  const i = IngestInput.parse(input);
-  const trigger = i.via === "replay" ? "replay" : "auto";
-  const shadow = i.claimMode === "shadow";
+export async function ingestEvents(db: Db, inputs: readonly IngestInput[]): Promise<IngestResult[]> {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map((input, ord) => {
+    const i = IngestInput.parse(input);
+    const trigger = i.via === "replay" ? "replay" : "auto";
+    const jsonb = jsonbText(i.rawBody);
+    return {
+      // payload is sent only when it differs from the raw body (a \u0000 swapped): no need to ship 2 KB twice.
+      ord, source: i.source, event_id: i.eventId, event_type: i.eventType, payload: jsonb === i.rawBody ? null : jsonb, raw_body: i.rawBody,
+      headers: i.headers, entity_type: i.entityType ?? null, entity_id: i.entityId ?? null, entity_version: i.entityVersion ?? null,
+      subject_ids: i.subjectIds, via: i.via, next_trigger: trigger, next_actor: trigger === "replay" ? (i.actor ?? "replay") : null,
+      shadow: i.claimMode === "shadow",
+    };
+  });
   const result = await db.execute(sql`
-    with claim as (
+    with input as (
+      select t.*, row_number() over (partition by t.source, t.event_id order by t.ord) = 1 as first
+      from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
+        ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
+        entity_type text, entity_id text, entity_version bigint, subject_ids text[], via text,
+        next_trigger text, next_actor text, shadow boolean)
+    ), claim as (
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers,
                                  entity_type, entity_id, entity_version, subject_ids, via, next_trigger, next_actor)
-      values (${i.source}, ${i.eventId}, ${i.eventType}, ${jsonbText(i.rawBody)}::text::jsonb, ${i.rawBody},
-              ${JSON.stringify(i.headers)}::text::jsonb, ${i.entityType ?? null}, ${i.entityId ?? null},
-              ${i.entityVersion ?? null}::bigint, ${pgArray(i.subjectIds, "text")}, ${i.via},
-              ${trigger}, ${trigger === "replay" ? (i.actor ?? "replay") : null})
+      select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type, entity_id, entity_version,
+             subject_ids, via, next_trigger, next_actor
+      from input where first
+      order by source, event_id
       on conflict (source, event_id) do nothing
-      returning 1
+      returning source, event_id
     ), again as (
-      update webhook_event set status = 'claimed', next_attempt_at = now(), attempts_base = attempts
-      where ${shadow} and source = ${i.source} and event_id = ${i.eventId} and status = 'settled'
-        and not exists (select 1 from claim)
-      returning 1
+      update webhook_event e set status = 'claimed', next_attempt_at = now(), attempts_base = e.attempts
+      from input i
+      where i.first and i.shadow and e.source = i.source and e.event_id = i.event_id and e.status = 'settled'
+        and not exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id)
+      returning e.source, e.event_id
+    ), outcome as (
+      select i.ord, i.source, i.event_id, i.via,
+             i.first and exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id) as claimed,
+             i.first and exists (select 1 from again a where a.source = i.source and a.event_id = i.event_id) as reprocessed
+      from input i
+    ), delivery as (
+      insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
+      select source, event_id, via, claimed, reprocessed from outcome order by ord
     )
-    insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
-    select ${i.source}::text, ${i.eventId}::text, ${i.via}::text, exists (select 1 from claim), exists (select 1 from again)
-    returning claimed, reprocessed`);
-  const row = rowsOf<{ claimed: boolean; reprocessed: boolean }>(result)[0];
-  return { claimed: row?.claimed === true, reprocessed: row?.reprocessed === true };
+    select ord, claimed, reprocessed from outcome order by ord`);
+  const out = rowsOf<{ ord: number; claimed: boolean; reprocessed: boolean }>(result);
+  return inputs.map((_, n) => ({ claimed: out[n]?.claimed === true, reprocessed: out[n]?.reprocessed === true }));
+}
+
+/** One delivery: a batch of one. */
+export async function ingestEvent({ db, input }: { db: Db; input: IngestInput }): Promise<IngestResult> {
+  const [result] = await ingestEvents(db, [input]);
+  return result!;
 }

@@ -28,7 +28,8 @@ export function extractSubjectIds(payload: unknown): string[] {
     } else if (Array.isArray(value)) {
       for (const item of value) visit(item, key, depth + 1);
     } else if (isObject(value)) {
-      for (const [k, v] of Object.entries(value)) visit(v, k, depth + 1);
+      // for…in, not Object.entries: no [key, value] pair allocated per property on the claim path.
+      for (const k in value) if (Object.hasOwn(value, k)) visit(value[k], k, depth + 1);
     }
   };
   visit(payload, undefined, 0);

@@ -1,6 +1,6 @@
 import type { Db } from "@/db/client";
-import { describeError } from "@/lib/errors";
-import { ingestEvent } from "@/lib/ledger/ingest";
+import { describeError, isDataError } from "@/lib/errors";
+import { claimDelivery } from "@/lib/ledger/claim-batcher";
 import { describeForIngest } from "@/lib/ledger/describe-for-ingest";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
@@ -44,16 +44,6 @@ export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
 }
 
 const reject = (status: number, error: string): ReceiveAnswer => ({ status, body: { error }, outcome: "rejected" });
-
-// SQLSTATE class 22 is bad data (e.g. a JSON escape PostgreSQL refuses): retrying will not help.
-function isDataError(err: unknown): boolean {
-  // drizzle wraps the driver's error in `cause`.
-  for (let e = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && code.startsWith("22")) return true;
-  }
-  return false;
-}
 
 /**
  * POST /api/webhooks/{source}, framework-free: verify before any write, then claim.
@@ -113,7 +103,7 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
 
   try {
     const db = await deps.getDb();
-    const { claimed, reprocessed } = await ingestEvent({ db, input: described.input });
+    const { claimed, reprocessed } = await claimDelivery(db, described.input);
     return {
       status: 200,
       body: { received: true, duplicate: !claimed },

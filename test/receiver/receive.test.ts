@@ -121,6 +121,22 @@ describe("POST /api/webhooks/{source}", () => {
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
   });
 
+
+  it("[receiver] a signed JSON body PostgreSQL cannot store answers 400, and deliveries claimed beside it are unharmed", async () => {
+    // JSON allows a lone surrogate escape; jsonb does not. Sent at once, the three may share a claim statement.
+    const bad = stripeBody("evt_surrogate").replace('"object":"event"', '"object":"event","note":"\\ud800"');
+    const [before, refused, after] = await Promise.all([
+      post(deps, "stripe", signStripe(stripeBody("evt_ok1"), TEST_SECRETS.stripe)),
+      post(deps, "stripe", signStripe(bad, TEST_SECRETS.stripe)),
+      post(deps, "stripe", signStripe(stripeBody("evt_ok2"), TEST_SECRETS.stripe)),
+    ]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("payload cannot be stored: invalid input syntax for type json (22P02)");
+    expect([before.status, after.status]).toEqual([200, 200]);
+    const ids = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
+    expect(ids.map((r) => r.event_id)).toEqual(["evt_ok1", "evt_ok2"]);
+    expect(await counts(db)).toEqual({ events: 2, deliveries: 2 });
+  });
   it("[receiver] an unknown source answers 404", async () => {
     const res = await post(deps, "mailgun", signStripe(stripeBody(), TEST_SECRETS.stripe));
     expect(res).toMatchObject({ status: 404, body: { error: 'unknown source "mailgun"' } });

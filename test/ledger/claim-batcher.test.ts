@@ -1,0 +1,101 @@
+import { createServer, type AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { describe, expect, inject, it } from "vitest";
+import { connectPostgres, rowsOf } from "@/db/client";
+import { isDataError } from "@/lib/errors";
+import { ClaimBatcher } from "@/lib/ledger/claim-batcher";
+import type { IngestInput } from "@/lib/ledger/ingest";
+import { setupTestDb } from "../db";
+
+const { db } = setupTestDb();
+
+const event = (eventId: string, rawBody = JSON.stringify({ id: eventId, type: "invoice.paid" })): IngestInput => ({
+  source: "stripe", eventId, eventType: "invoice.paid", rawBody, headers: {},
+});
+
+const deliveries = async () =>
+  rowsOf<{ event_id: string; claimed: boolean; at: string }>(
+    await db.execute(sql`select event_id, claimed, received_at::text as at from webhook_delivery order by id`),
+  );
+
+describe("ClaimBatcher", () => {
+  it("[ledger] deliveries arriving while a claim runs share the next statement, and each gets its own answer", async () => {
+    const batcher = new ClaimBatcher(db, { stallMs: 60_000 }); // no escape past a slow first statement
+    // A finds nothing running and goes alone; the rest queue behind it and go together.
+    const ids = ["evt_a", "evt_b", "evt_a", "evt_c", "evt_c", "evt_d"];
+    const results = await Promise.all(ids.map((id) => batcher.claim(event(id))));
+    expect(results.map((r) => r.claimed)).toEqual([true, true, false, true, false, true]);
+
+    const rows = await deliveries();
+    expect(rows.map((r) => [r.event_id, r.claimed])).toEqual(ids.map((id, n) => [id, results[n]!.claimed]));
+    // now() is the statement's transaction time: one timestamp per statement, so two statements in all.
+    expect(new Set(rows.slice(1).map((r) => r.at)).size).toBe(1);
+    expect(rows[0]!.at).not.toBe(rows[1]!.at);
+    const [count] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from webhook_event`));
+    expect(count!.n).toBe(4);
+  });
+
+  it("[ledger] a payload PostgreSQL refuses fails only its own delivery; its neighbours are claimed", async () => {
+    const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
+    const refused = event("evt_bad", '{"id":"evt_bad","note":"\\ud800"}'); // a lone surrogate: jsonb refuses it
+    const settled = await Promise.allSettled([event("evt_first"), event("evt_b1"), refused, event("evt_b2")].map((e) => batcher.claim(e)));
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(isDataError((settled[2] as PromiseRejectedResult).reason)).toBe(true);
+    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
+    expect(events.map((e) => e.event_id)).toEqual(["evt_b1", "evt_b2", "evt_first"]);
+    expect((await deliveries()).map((r) => r.event_id).sort()).toEqual(["evt_b1", "evt_b2", "evt_first"]);
+  });
+
+  it("[ledger] a claim stuck on a row lock does not hold back the deliveries behind it", async () => {
+    const batcher = new ClaimBatcher(db, { stallMs: 50 });
+    const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const ready = new Promise<void>((r) => (inserted = r));
+    // Another transaction has inserted evt_locked and not committed: a claim of it must wait for that one.
+    const blocker = other
+      .begin(async (tx) => {
+        await tx`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
+                 values ('stripe', 'evt_locked', 'invoice.paid', '{}', '{}', '{}')`;
+        inserted();
+        await held;
+        throw new Error("roll back");
+      })
+      .catch(() => {});
+    try {
+      await ready;
+      let lockedDone = false;
+      const locked = batcher.claim(event("evt_locked")).finally(() => (lockedDone = true));
+      const free = await Promise.race([
+        batcher.claim(event("evt_free")),
+        new Promise<"held back">((r) => setTimeout(() => r("held back"), 5000)),
+      ]);
+      expect(free).toEqual({ claimed: true, reprocessed: false });
+      expect(lockedDone).toBe(false);
+      release();
+      // The other transaction rolled back, so the waiting claim takes the event after all.
+      expect(await locked).toEqual({ claimed: true, reprocessed: false });
+    } finally {
+      release();
+      await blocker;
+      await other.end();
+    }
+  });
+
+  it("[ledger] when the database is unreachable every delivery in the batch gets the error", async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const { port } = srv.address() as AddressInfo;
+    await new Promise((r) => srv.close(r));
+    const dead = connectPostgres(`postgres://postgres@127.0.0.1:${port}/nope`, { connectTimeoutSeconds: 2 });
+    try {
+      const batcher = new ClaimBatcher(dead.db);
+      const settled = await Promise.allSettled(["evt_x", "evt_y", "evt_z"].map((id) => batcher.claim(event(id))));
+      expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected"]);
+    } finally {
+      await dead.close();
+    }
+  });
+});
