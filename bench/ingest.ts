@@ -8,10 +8,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
 import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
 import { signStripe } from "../test/sign";
+import { pacedLoad } from "./paced";
 
 const argNum = (name: string, def: number, i = process.argv.indexOf(`--${name}`)) => {
   const v = i > 0 ? Number(process.argv[i + 1]) : def;
@@ -20,7 +22,7 @@ const argNum = (name: string, def: number, i = process.argv.indexOf(`--${name}`)
 };
 const DURATION = argNum("duration", 20);
 const CONNECTIONS = argNum("connections", 50);
-const WARMUP = Math.min(3, DURATION);
+const WARMUP = Math.min(5, DURATION); // JIT and heap growth settle in the first seconds
 // Deliveries are signed before each scenario; Stripe's tolerance is 300 s.
 if (DURATION > 240) throw new Error("--duration above 240 s would outlive the signatures");
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -63,23 +65,28 @@ function mixSource(prefix: string, presign: number, t: Tally, dupsPerTen = 3): S
 }
 
 async function load(port: number, connections: number, duration: number, { next, onAck }: Source, t: Tally, rate?: number): Promise<AcResult> {
+  const pick = () => {
+    const d = next();
+    t.requests++;
+    t.sent.add(d.id);
+    return d;
+  };
+  const record = (status: number, body: string, d: Delivery | undefined) => {
+    if (!d || status < 200 || status > 299) return;
+    if (!t.acked.has(d.id)) onAck?.(d);
+    t.acked.add(d.id);
+    if (body.includes('"duplicate":false')) t.claims.set(d.id, (t.claims.get(d.id) ?? 0) + 1);
+  };
+  if (rate) return pacedLoad({ port, path: "/api/webhooks/stripe", rate, duration, connections, next: pick, onResponse: (s, b, d) => record(s, b, d as Delivery) });
   return autocannon({
-    url: `http://127.0.0.1:${port}/api/webhooks/stripe`, connections, duration, timeout: 10, ...(rate ? { overallRate: rate } : {}),
+    url: `http://127.0.0.1:${port}/api/webhooks/stripe`, connections, duration, timeout: 10,
     requests: [{
       setupRequest: (req: AcRequest, ctx: Ctx): AcRequest => {
-        const d = next();
+        const d = pick();
         ctx.req = d;
-        t.requests++;
-        t.sent.add(d.id);
         return { ...req, method: "POST", path: "/api/webhooks/stripe", headers: { ...d.headers }, body: d.body };
       },
-      onResponse: (status: number, body: string, ctx: Ctx) => {
-        const d = ctx.req;
-        if (!d || status < 200 || status > 299) return;
-        if (!t.acked.has(d.id)) onAck?.(d);
-        t.acked.add(d.id);
-        if (body.includes('"duplicate":false')) t.claims.set(d.id, (t.claims.get(d.id) ?? 0) + 1);
-      },
+      onResponse: (status: number, body: string, ctx: Ctx) => record(status, body, ctx.req),
     }],
   });
 }
@@ -146,7 +153,7 @@ async function verify(url: string, prefix: string, t: Tally, app: boolean): Prom
   }
 }
 
-interface Row { scenario: string; conns: number; r: AcResult; t: Tally; cpu: { srv: number; pg: number } }
+interface Row { scenario: string; conns: number; r: AcResult; t: Tally; cpu: { srv: number; pg: number; load: number } }
 const rps = (r: AcResult) => r.requests.total / r.duration;
 
 // CPU seconds per request is what contention from other processes distorts least.
@@ -157,10 +164,10 @@ const ticksSince = (before: Map<string, number>, after: Map<string, number>) =>
   [...after].reduce((sum, [pid, t]) => sum + t - (before.get(pid) ?? 0), 0) * 10; // ms at CLK_TCK 100
 
 function printTable(rows: Row[], bare: AcResult | undefined) {
-  const head = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "dup %", "server CPU ms/req", "pg CPU ms/req", "vs bare"];
+  const head = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "dup %", "server CPU ms/req", "pg CPU ms/req", "load gen CPU ms/req", "vs bare"];
   const lines = rows.map(({ scenario, conns, r, t, cpu }) => [
     scenario, String(conns), rps(r).toFixed(0), String(r.latency.p50), String(r.latency.p99), String(r.non2xx),
-    String(r.errors), ((100 * t.dups) / Math.max(1, t.requests)).toFixed(0), cpu.srv.toFixed(2), cpu.pg.toFixed(2),
+    String(r.errors), ((100 * t.dups) / Math.max(1, t.requests)).toFixed(0), cpu.srv.toFixed(2), cpu.pg.toFixed(2), cpu.load.toFixed(2),
     bare ? `${((100 * rps(r)) / rps(bare)).toFixed(0)} %` : "",
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
@@ -196,10 +203,17 @@ async function main() {
     // Scenarios in one phase run at once; their server and Postgres CPU is shared out per request.
     const phase = async (port: number, server: ChildProcess, db: string, specs: [string, number, Source, Tally][], rate?: number) => {
       const backends = async () => (await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${db} and backend_type = 'client backend'`).map((r) => String(r.pid));
-      const [srv0, pg0] = [cpuTicks(groupPids(server.pid!)), cpuTicks(await backends())];
+      const [srv0, pg0, gen0] = [cpuTicks(groupPids(server.pid!)), cpuTicks(await backends()), process.cpuUsage()];
+      const loop = monitorEventLoopDelay({ resolution: 2 });
+      loop.enable();
       const results = await Promise.all(specs.map(([, conns, source, t]) => load(port, conns, DURATION, source, t, rate)));
       const n = results.reduce((sum, r) => sum + r.requests.total, 0) || 1;
-      const cpu = { srv: ticksSince(srv0, cpuTicks(groupPids(server.pid!))) / n, pg: ticksSince(pg0, cpuTicks(await backends())) / n };
+      const gen = process.cpuUsage(gen0);
+      loop.disable();
+      // The generator shares the cores: a stalled generator reads as server latency, so say how much it stalled.
+      console.log(`  ${specs[0]![0]}: load generator event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
+      const cpu = { srv: ticksSince(srv0, cpuTicks(groupPids(server.pid!))) / n, pg: ticksSince(pg0, cpuTicks(await backends())) / n,
+        load: (gen.user + gen.system) / 1000 / n };
       specs.forEach(([scenario, conns, , t], i) => rows.push({ scenario, conns, t, r: results[i]!, cpu }));
       return results;
     };
@@ -248,7 +262,7 @@ async function main() {
     // Latency below saturation: the same mix offered at half the rate the app just sustained.
     const halfRate = Math.round(rps(appRes) / 2);
     const paced = tally();
-    const pacedRes = (await phase(appPort, app.child, dbs.app, [[`app: same mix, paced at ${halfRate} req/s`, CONNECTIONS, mixSource("evt_1BenchPace", halfRate * DURATION * 1.1, paced), paced]], halfRate))[0]!;
+    const pacedRes = (await phase(appPort, app.child, dbs.app, [[`app: same mix, open loop at ${halfRate} req/s`, CONNECTIONS, mixSource("evt_1BenchPace", halfRate * DURATION * 1.1, paced), paced]], halfRate))[0]!;
     problems.push(...(await verify(urlOf(dbs.app), "evt_1BenchPace", paced, true)));
     await stopServer(app.child);
 
@@ -268,7 +282,7 @@ async function main() {
       ` · zero non-2xx: ${mark(invalid === 0)} · exactly once: ${mark(problems.length === 0)}`);
     console.log(`duplicate storm: ${((100 * rps(stormRes)) / rps(appRes)).toFixed(0)} % of the mix's req/s, p99 ${stormRes.latency.p99} ms` +
       ` vs ${appRes.latency.p99} ms; new events during the storm: p99 ${claimRes.latency.p99} ms`);
-    console.log(`below saturation (${halfRate} req/s offered): p50 ${pacedRes.latency.p50} ms, p99 ${pacedRes.latency.p99} ms`);
+    console.log(`below saturation (${halfRate} req/s offered at a steady pace, open loop): p50 ${pacedRes.latency.p50} ms, p99 ${pacedRes.latency.p99} ms`);
     if (invalid || problems.length) {
       console.error(`FAILED: ${invalid} valid deliveries without a 2xx; ${problems.join("; ") || "no ledger problems"}`);
       process.exitCode = 1;
