@@ -9,6 +9,8 @@ export interface ClaimBatcherOptions {
   maxInFlight?: number;
   /** Most deliveries in one statement. */
   maxBatch?: number;
+  /** Most raw-body bytes in one statement (one delivery always goes, whatever its size). */
+  maxBatchBytes?: number;
 }
 
 interface Waiting {
@@ -35,6 +37,7 @@ export class ClaimBatcher {
   private readonly stallMs: number;
   private readonly maxInFlight: number;
   private readonly maxBatch: number;
+  private readonly maxBatchBytes: number;
 
   constructor(
     private readonly db: Db,
@@ -43,6 +46,8 @@ export class ClaimBatcher {
     this.stallMs = opts.stallMs ?? 100;
     this.maxInFlight = opts.maxInFlight ?? 4;
     this.maxBatch = opts.maxBatch ?? 100;
+    // Bodies may be up to WEBHOOK_MAX_BYTES each: 100 of them in one JSON parameter would be a 100 MB string.
+    this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   }
 
   claim(input: IngestInput): Promise<IngestResult> {
@@ -53,7 +58,7 @@ export class ClaimBatcher {
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.mayStart()) this.start(this.queue.splice(0, this.maxBatch));
+    while (this.queue.length > 0 && this.mayStart()) this.start(this.takeBatch());
     if (this.queue.length > 0 && this.running.size < this.maxInFlight && !this.stallTimer) {
       // Wake when the youngest running statement turns stallMs old, to let the waiting batch past it.
       // One timer at a time; if it wakes early (a newer statement started since), pump arms the next.
@@ -64,6 +69,16 @@ export class ClaimBatcher {
       }, Math.max(1, youngest + this.stallMs - performance.now()));
       this.stallTimer.unref();
     }
+  }
+
+  private takeBatch(): Waiting[] {
+    let [n, bytes] = [0, 0];
+    while (n < this.queue.length && n < this.maxBatch) {
+      bytes += this.queue[n]!.input.rawBody.length;
+      if (n > 0 && bytes > this.maxBatchBytes) break;
+      n++;
+    }
+    return this.queue.splice(0, n);
   }
 
   private mayStart(): boolean {

@@ -36,6 +36,19 @@ describe("ClaimBatcher", () => {
     expect(count!.n).toBe(4);
   });
 
+  it("[ledger] a batch stops at maxBatchBytes of raw bodies, so large payloads are split over statements", async () => {
+    const batcher = new ClaimBatcher(db, { stallMs: 60_000, maxBatchBytes: 100 });
+    const big = (id: string) => event(id, JSON.stringify({ id, type: "invoice.paid", pad: "x".repeat(40) })); // ≈ 75 bytes
+    const ids = ["evt_s0", "evt_s1", "evt_s2", "evt_s3"];
+    expect((await Promise.all(ids.map((id) => batcher.claim(big(id))))).every((r) => r.claimed)).toBe(true);
+    const small = new ClaimBatcher(db, { stallMs: 60_000, maxBatchBytes: 100 });
+    expect((await Promise.all(["evt_t0", "evt_t1", "evt_t2"].map((id) => small.claim(event(id))))).every((r) => r.claimed)).toBe(true);
+    const rows = await deliveries();
+    // One ≈75-byte body per statement: four statements for the big ones; the ≈40-byte ones pair up after the first.
+    expect(new Set(rows.slice(0, 4).map((r) => r.at)).size).toBe(4);
+    expect(new Set(rows.slice(4).map((r) => r.at)).size).toBe(2);
+  });
+
   it("[ledger] a payload PostgreSQL refuses fails only its own delivery; its neighbours are claimed", async () => {
     const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
     const refused = event("evt_bad", '{"id":"evt_bad","note":"\\ud800"}'); // a lone surrogate: jsonb refuses it
