@@ -1,6 +1,6 @@
 import type { Db } from "@/db/client";
 import { isDataError, sqlState } from "@/lib/errors";
-import { ingestEvents, type IngestInput, type IngestResult } from "./ingest";
+import { IngestInput, ingestEvents, type IngestResult } from "./ingest";
 
 export interface ClaimBatcherOptions {
   /** A statement older than this no longer holds the others back: the next batch goes beside it. */
@@ -51,8 +51,11 @@ export class ClaimBatcher {
   }
 
   claim(input: IngestInput): Promise<IngestResult> {
+    // Checked here, not in the statement: an invalid input must fail alone, not the batch it would join.
+    const valid = IngestInput.safeParse(input);
+    if (!valid.success) return Promise.reject(valid.error);
     return new Promise((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
+      this.queue.push({ input: valid.data, resolve, reject });
       this.pump();
     });
   }

@@ -97,6 +97,14 @@ describe("ClaimBatcher", () => {
     }
   });
 
+  it("[ledger] an input that fails validation is refused alone, before it can join a batch", async () => {
+    const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
+    const settled = await Promise.allSettled([event("evt_v0"), { ...event("evt_v1"), eventType: "" }, event("evt_v2")].map((e) => batcher.claim(e)));
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
+    expect(events.map((e) => e.event_id)).toEqual(["evt_v0", "evt_v2"]);
+  });
+
   it("[ledger] when the database is unreachable every delivery in the batch gets the error", async () => {
     const srv = createServer();
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
