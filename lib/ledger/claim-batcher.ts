@@ -1,6 +1,6 @@
 import type { Db } from "@/db/client";
 import { isDataError, sqlState } from "@/lib/errors";
-import { IngestInput, ingestEvents, type IngestResult } from "./ingest";
+import { IngestInput, ingestValidated, type IngestResult, type ValidIngestInput } from "./ingest";
 
 export interface ClaimBatcherOptions {
   /** A statement older than this no longer holds the others back: the next batch goes beside it. */
@@ -14,7 +14,7 @@ export interface ClaimBatcherOptions {
 }
 
 interface Waiting {
-  input: IngestInput;
+  input: ValidIngestInput;
   resolve: (result: IngestResult) => void;
   reject: (err: unknown) => void;
 }
@@ -102,14 +102,14 @@ export class ClaimBatcher {
 
   private async run(batch: Waiting[]): Promise<void> {
     try {
-      const results = await ingestEvents(this.db, batch.map((w) => w.input));
+      const results = await ingestValidated(this.db, batch.map((w) => w.input));
       batch.forEach((w, n) => w.resolve(results[n]!));
     } catch (err) {
       // One unstorable payload, or a deadlock with a writer outside the batcher, must not fail its
       // neighbours: each is claimed again on its own and gets its own answer. Anything else (the
       // database is gone) is every delivery's answer.
       if (batch.length > 1 && (isDataError(err) || sqlState(err) === "40P01")) {
-        for (const w of batch) await ingestEvents(this.db, [w.input]).then(([r]) => w.resolve(r!), w.reject);
+        for (const w of batch) await ingestValidated(this.db, [w.input]).then(([r]) => w.resolve(r!), w.reject);
       } else {
         for (const w of batch) w.reject(err);
       }

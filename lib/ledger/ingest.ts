@@ -22,6 +22,7 @@ export const IngestInput = z.object({
   claimMode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
 export type IngestInput = z.input<typeof IngestInput>;
+export type ValidIngestInput = z.output<typeof IngestInput>;
 
 export interface IngestResult {
   /** true: this call inserted the ledger row and owns the event; false: a duplicate. */
@@ -49,9 +50,13 @@ function jsonbText(rawBody: string): string {
  * Candidates are inserted in key order, so two batches claiming overlapping ids cannot deadlock.
  */
 export async function ingestEvents(db: Db, inputs: readonly IngestInput[]): Promise<IngestResult[]> {
+  return ingestValidated(db, inputs.map((input) => IngestInput.parse(input)));
+}
+
+/** ingestEvents for inputs already parsed with IngestInput (the claim batcher checks each as it arrives). */
+export async function ingestValidated(db: Db, inputs: readonly ValidIngestInput[]): Promise<IngestResult[]> {
   if (inputs.length === 0) return [];
-  const rows = inputs.map((input, ord) => {
-    const i = IngestInput.parse(input);
+  const rows = inputs.map((i, ord) => {
     const trigger = i.via === "replay" ? "replay" : "auto";
     const jsonb = jsonbText(i.rawBody);
     return {

@@ -3,6 +3,9 @@ import { RunActions } from "./run-actions";
 import { utc } from "@/components/utc";
 import { SOURCE_LABELS, STATUS_BADGE } from "./format";
 
+// The e2e specs read these cells by data-count.
+const COUNTS = ["fetched", "new", "duplicates", "failed"] as const satisfies readonly (keyof ReplayRun)[];
+
 /** Every run, newest first: who, what window, how far it got and how it ended. */
 export function RunsTable({
   runs,
@@ -58,18 +61,11 @@ export function RunsTable({
                   {r.status}
                 </span>
               </td>
-              <td className="num" data-count="fetched">
-                {r.fetched}
-              </td>
-              <td className="num" data-count="new">
-                {r.new}
-              </td>
-              <td className="num" data-count="duplicates">
-                {r.duplicates}
-              </td>
-              <td className="num" data-count="failed">
-                {r.failed}
-              </td>
+              {COUNTS.map((k) => (
+                <td key={k} className="num" data-count={k}>
+                  {r[k]}
+                </td>
+              ))}
               <td>
                 {r.lastError && <div className="error">{r.lastError}</div>}
               </td>
