@@ -1,9 +1,10 @@
 /**
  * Latency with one standalone worker (default settings) that starts idle and listening:
- * a steady inflow through `ingestEvent` with the app's coalesced wake, and single events after idle.
+ * a steady inflow through `claimEvents` with the app's coalesced wake, and single events after idle.
  */
 import { connectPostgres } from "@/db/client";
-import { ingestEvent, type IngestInput } from "@/lib/ledger/ingest";
+import type { ClaimInput } from "@/lib/intake/claim";
+import { claimOne } from "@/test/claim";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { PROVIDERS } from "@/lib/providers";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
@@ -27,7 +28,7 @@ export interface LatencyResult {
 }
 
 /** Deliveries as the receiver would ingest them (describe + subject ids), with unique, scrambled versions. */
-function deliveries(prefix: string, count: number): IngestInput[] {
+function deliveries(prefix: string, count: number): ClaimInput[] {
   const { subs, pVer } = seedShape(count);
   const base = Math.floor(Date.now() / 1000);
   return Array.from({ length: count }, (_, k) => {
@@ -83,7 +84,7 @@ export async function inflowLatency(seconds: number, perSecond = 500): Promise<L
           if (due > sent) {
             const batch = inputs.slice(sent, due);
             sent = due;
-            inflight.push(Promise.all(batch.map((input) => ingestEvent({ db: handle.db, input }))).then(() => wake(), () => (errors++, wake())));
+            inflight.push(Promise.all(batch.map((input) => claimOne(handle.db, input))).then(() => wake(), () => (errors++, wake())));
           }
           if (sent >= total) {
             clearInterval(timer);
@@ -122,7 +123,7 @@ export async function idleLatency(samples = 200): Promise<LatencyResult> {
       await worker.started;
       await sleep(1200);
       for (const input of inputs) {
-        await ingestEvent({ db: handle.db, input });
+        await claimOne(handle.db, input);
         await handle.notify!(WAKE_CHANNEL);
         await sleep(50 + Math.random() * 100);
       }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
 import * as schema from "./schema";
@@ -25,6 +25,11 @@ export interface PostgresOptions {
   connectTimeoutSeconds?: number;
   /** Named prepared statements (default true); false for PgBouncer in transaction mode. */
   prepare?: boolean;
+  /** Server-side bounds set on every connection of this pool (0 = PostgreSQL's default: none). */
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+  /** Shown in pg_stat_activity: which pool a connection belongs to. */
+  applicationName?: string;
 }
 
 /**
@@ -55,6 +60,12 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     max: opts.max ?? 10,
     connect_timeout: opts.connectTimeoutSeconds ?? 5,
     onnotice: () => {},
+    // Startup parameters: a stalled lock or a forgotten transaction ends on the server, not only here.
+    connection: {
+      application_name: opts.applicationName ?? "webhook-ledger",
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+      ...(opts.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs } : {}),
+    },
   });
   const db = drizzlePostgres(opts.prepare === false ? client : preparing(client), { schema }) as unknown as Db;
   return {
@@ -81,6 +92,14 @@ export async function connectPglite(dir: string): Promise<DbHandle> {
   const client = await PGlite.create(target);
   const db = drizzle(client, { schema }) as unknown as Db;
   return { db, kind: "pglite", close: () => client.close() };
+}
+
+/**
+ * Longer bounds for one transaction than its pool's (the worker's batch, a replay page), set with
+ * SET LOCAL semantics so they end with the transaction.
+ */
+export async function setLocalTimeouts(tx: Db | Tx, t: { statementTimeoutMs: number }): Promise<void> {
+  await tx.execute(sql`select set_config('statement_timeout', ${String(t.statementTimeoutMs)}, true)`);
 }
 
 /** Rows from `db.execute()`: an array on postgres.js, `{ rows }` on PGlite. */

@@ -35,6 +35,31 @@ export const EnvSchema = z.object({
   STANDARD_WEBHOOK_SECRET: secretList,
   WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
   WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
+  /** Every delivery is answered by then: past it, 503 with Retry-After (the claim committed or was never written). */
+  WEBHOOK_CLAIM_TIMEOUT_MS: int(2000, 50),
+  /** Deliveries waiting for a claim statement, at most (count and raw-body bytes); past either, 503 at once. */
+  WEBHOOK_QUEUE_MAX: int(2000, 1),
+  WEBHOOK_QUEUE_MAX_BYTES: int(64 * 1024 * 1024, 1024),
+  /** JSON nesting deeper than this answers 400 before any write (PostgreSQL's jsonb parser has a stack limit). */
+  WEBHOOK_MAX_DEPTH: int(64, 2),
+  /** Connections the receiver's claims keep for themselves, apart from the worker's and the console's pool. */
+  CLAIM_POOL_MAX: int(4, 1),
+  DATABASE_POOL_MAX: int(10, 1),
+  /** Server-side bounds on every pooled connection; the worker's and replay's transactions get their own. */
+  DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 0),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(10_000, 0),
+  WORKER_STATEMENT_TIMEOUT_MS: int(30_000, 0),
+  /** Fast-path processing (right after a claim) running at once, at most; past it the worker loop takes the event. */
+  FAST_PATH_CONCURRENCY: int(2, 0),
+  /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pool, exit 0 within this. */
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
+  /** Optional Redis in front of the ledger: a marker set after a claim commits lets a retry answer without Postgres. */
+  DEDUP_CACHE_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  DEDUP_CACHE_TTL_SECONDS: int(60, 1),
   REPLAY_TOKEN: z
     .string()
     .optional()

@@ -12,14 +12,71 @@ export function describeError(err: unknown): string {
   return String(e);
 }
 
-/** The SQLSTATE of a driver error, looking through drizzle's wrapping (`cause`); undefined if none. */
-export function sqlState(err: unknown): string | undefined {
-  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+/** Input a person or a sender must fix: retrying the same input cannot succeed. */
+export class ValidationError extends Error {
+  override name = "ValidationError";
+  constructor(
+    message: string,
+    /** The field (a JSON path or an argument name) that is wrong, for the message a person acts on. */
+    readonly field?: string,
+  ) {
+    super(message);
   }
-  return undefined;
 }
 
-/** SQLSTATE class 22 is bad data (e.g. a JSON escape PostgreSQL refuses): retrying will not help. */
-export const isDataError = (err: unknown): boolean => sqlState(err)?.startsWith("22") === true;
+/** The service cannot answer now (database down or stalled, intake full); the same request may succeed later. */
+export class UnavailableError extends Error {
+  override name = "UnavailableError";
+  constructor(
+    message: string,
+    /** Seconds a client should wait before retrying (the Retry-After header). */
+    readonly retryAfterSeconds = 1,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+function codes(err: unknown): string[] {
+  const out: string[] = [];
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") out.push(code);
+  }
+  return out;
+}
+
+/** The SQLSTATE of a driver error, looking through drizzle's wrapping (`cause`); undefined if none. */
+export function sqlState(err: unknown): string | undefined {
+  return codes(err).find((c) => /^[0-9A-Z]{5}$/.test(c));
+}
+
+/**
+ * Bad data, not an outage: class 22 (data exception: an escape jsonb refuses, a value out of range) and
+ * class 54 (program limit: nesting past the stack depth, 54001). Retrying the same input will not help.
+ */
+export const isDataError = (err: unknown): boolean => {
+  const state = sqlState(err);
+  return state !== undefined && (state.startsWith("22") || state.startsWith("54"));
+};
+
+// Class 08 (connection), 40001/40P01 (serialization, deadlock), 53 (insufficient resources: too many
+// connections), 55P03 (lock not available), 57014 (statement timeout), 57P01–57P05 (shutdown, starting up).
+const TRANSIENT_STATE = /^(08...|40001|40P01|53...|55P03|57014|57P0[1-5]|58000|58030)$/;
+// postgres.js reports lost connections with codes of its own; node with errno names.
+const TRANSIENT_CODE = new Set([
+  "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT",
+  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN",
+]);
+
+/** A failure that says nothing about the input: the same work may succeed when retried later. */
+export function isTransientError(err: unknown): boolean {
+  if (err instanceof UnavailableError) return true;
+  return codes(err).some((c) => TRANSIENT_STATE.test(c) || TRANSIENT_CODE.has(c));
+}
+
+/** Serialization failure or deadlock: the transaction lost a race, and running it again is the fix. */
+export const isRetryableConflict = (err: unknown): boolean => {
+  const state = sqlState(err);
+  return state === "40001" || state === "40P01";
+};

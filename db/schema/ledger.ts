@@ -56,6 +56,8 @@ export const webhookEvent = pgTable(
     /** `attempts` when the retry budget last restarted (a requeue gives a fresh WORKER_MAX_ATTEMPTS). */
     attemptsBase: integer("attempts_base").notNull().default(0),
     via: text("via", { enum: EVENT_VIA }).notNull().default("provider"),
+    /** What the receiver could not use but stored anyway (a version out of range): said to the worker and the console. */
+    intakeNote: text("intake_note"),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),

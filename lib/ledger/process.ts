@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
-import { describeError } from "@/lib/errors";
+import { describeError, isRetryableConflict } from "@/lib/errors";
 import { entityTransition } from "@/db/schema";
 import { applyEvent, type Applied } from "@/lib/handlers/dispatch";
 import type { HandlerLookup } from "@/lib/handlers/registry";
@@ -37,7 +37,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
         return await db.transaction((tx) => applyAndSettle(tx, events, ctx));
       } catch (err) {
         // A deadlock or serialization failure says nothing about the events: run the batch again once.
-        const transient = /\((40P01|40001)\)$/.test(describeError(err));
+        const transient = isRetryableConflict(err);
         ctx.log?.(`batch of ${events.length} rolled back (${describeError(err)}); ${transient && attempt === 1 ? "retrying the batch" : "retrying one by one"}`);
         if (!transient) break;
       }

@@ -1,6 +1,6 @@
 import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
 import { checkTolerance, idAt, isObject, type Provider } from "./types";
-import { isoToMicros } from "./time";
+import { versionFromIso, versionOf } from "./time";
 
 export const paddle: Provider = {
   source: "paddle",
@@ -28,7 +28,7 @@ export const paddle: Provider = {
       event: {
         eventId,
         eventType,
-        entity: id && isObject(p.data) ? { type, id, version: isoToMicros(p.occurred_at) } : undefined,
+        entity: id && isObject(p.data) ? { type, id, ...versionOf(versionFromIso(p.occurred_at, "occurred_at")) } : undefined,
       },
     };
   },

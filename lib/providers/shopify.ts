@@ -1,6 +1,6 @@
 import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
 import { idAt, isObject, type Provider } from "./types";
-import { isoToMicros } from "./time";
+import { versionFromIso, versionOf } from "./time";
 
 /**
  * The object id as exact text. Shopify ids can exceed 2^53 (test notifications use 18 digits), which
@@ -40,7 +40,7 @@ export const shopify: Provider = {
       event: {
         eventId,
         eventType: topic,
-        entity: id ? { type, id, version: isoToMicros(payload.updated_at) } : undefined,
+        entity: id ? { type, id, ...versionOf(versionFromIso(payload.updated_at, "updated_at")) } : undefined,
       },
     };
   },

@@ -15,3 +15,31 @@ export function isoToMicros(value: unknown): number | undefined {
   const micros = Number((fraction + "000000").slice(0, 6));
   return millis * 1000 + micros;
 }
+
+export interface VersionRead {
+  version?: number;
+  /** Why a version present in the payload cannot be used; the event is still claimed, with this note. */
+  note?: string;
+}
+
+const LATEST_EXACT = new Date(Math.floor(Number.MAX_SAFE_INTEGER / 1000)).toISOString();
+
+/** An ISO time (the entity's version, in microseconds) read from `field`; absent is fine, odd is noted. */
+export function versionFromIso(value: unknown, field: string): VersionRead {
+  if (value === undefined || value === null) return {};
+  const micros = isoToMicros(value);
+  const shown = JSON.stringify(value).slice(0, 60);
+  if (micros === undefined) return { note: `version unusable: ${field} ${shown} is not an ISO 8601 time with a zone` };
+  if (!Number.isSafeInteger(micros)) return { note: `version unusable: ${field} ${shown} is beyond ${LATEST_EXACT}, the latest time a version holds exactly` };
+  return { version: micros };
+}
+
+/** An integer version (unix seconds) read from `field`; absent is fine, odd is noted. */
+export function versionFromInteger(value: unknown, field: string): VersionRead {
+  if (value === undefined || value === null) return {};
+  if (typeof value === "number" && Number.isSafeInteger(value)) return { version: value };
+  return { note: `version unusable: ${field} ${JSON.stringify(value).slice(0, 60)} is not an integer below 2^53` };
+}
+
+/** A VersionRead as EntityRef fields. */
+export const versionOf = (r: VersionRead): { version?: number; versionNote?: string } => ({ version: r.version, versionNote: r.note });

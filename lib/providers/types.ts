@@ -21,6 +21,8 @@ export interface EntityRef {
   id: string;
   /** Monotonic per entity (see DESIGN.md's provider table); absent where the provider has none. */
   version?: number;
+  /** A version field was there but unusable (out of range, malformed): said, not guessed. */
+  versionNote?: string;
 }
 
 export interface EventIdentity {

@@ -1,4 +1,4 @@
-import { getDb } from "@/db";
+import { getClaimDb } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { secretsFromEnv } from "@/lib/providers";
@@ -10,11 +10,13 @@ export function receiverDepsFromEnv(): ReceiverDeps {
   if (deps) return deps;
   const env = getEnv();
   deps = {
-    getDb,
+    getDb: getClaimDb,
     config: {
       secrets: secretsFromEnv(env),
       toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       maxBytes: env.WEBHOOK_MAX_BYTES,
+      maxDepth: env.WEBHOOK_MAX_DEPTH,
+      claim: { timeoutMs: env.WEBHOOK_CLAIM_TIMEOUT_MS, maxQueue: env.WEBHOOK_QUEUE_MAX, maxQueueBytes: env.WEBHOOK_QUEUE_MAX_BYTES },
       replayToken: env.REPLAY_TOKEN,
       claimMode: env.CLAIM_MODE,
     },

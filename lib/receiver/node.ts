@@ -43,7 +43,12 @@ export async function handleNodeWebhook(
     }
   }
   const body = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
   res.end(body);
   if (answer.work) onWork?.(answer.work);
 }

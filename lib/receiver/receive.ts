@@ -1,7 +1,8 @@
 import type { Db } from "@/db/client";
-import { describeError, isDataError } from "@/lib/errors";
-import { claimDelivery } from "@/lib/ledger/claim-batcher";
-import { describeForIngest } from "@/lib/ledger/describe-for-ingest";
+import { describeError, isDataError, UnavailableError, ValidationError } from "@/lib/errors";
+import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
+import { describeDelivery } from "@/lib/intake/describe";
+import { jsonDepthExceeds } from "@/lib/intake/json";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
 import { BodyTooLargeError, readBodyLimited } from "./body";
@@ -10,8 +11,12 @@ export interface ReceiverConfig {
   secrets: SecretsBySource;
   toleranceSeconds: number;
   maxBytes: number;
+  /** JSON nesting deeper than this is refused (400) before any write. */
+  maxDepth: number;
   replayToken: string | undefined;
   claimMode: "enforce" | "shadow";
+  /** The claim's bounds: answer within timeoutMs, hold at most maxQueue deliveries / maxQueueBytes. */
+  claim: Pick<ClaimBatcherOptions, "timeoutMs" | "maxQueue" | "maxQueueBytes">;
 }
 
 export interface ReceiverDeps {
@@ -34,6 +39,8 @@ export interface IncomingDelivery {
 export interface ReceiveAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** Extra response headers (Retry-After on a 503). */
+  headers?: Record<string, string>;
   outcome: ReceiveOutcome;
   /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
   work?: { source: Source; eventId: string };
@@ -55,7 +62,7 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
     { headers: request.headers, readBody: (limit) => readBodyLimited(request, limit) },
     deps,
   );
-  return { ...rest, response: Response.json(body, { status }) };
+  return { ...rest, response: Response.json(body, { status, headers: rest.headers }) };
 }
 
 export async function receiveDelivery(source: string, request: IncomingDelivery, deps: ReceiverDeps): Promise<ReceiveAnswer> {
@@ -86,24 +93,30 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   }
 
   let text: string;
-  let payload: unknown;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
+  } catch {
+    return reject(400, "body is not valid UTF-8");
+  }
+  // Before the parse: PostgreSQL's jsonb parser has a stack limit (54001), and so does any reader after it.
+  if (jsonDepthExceeds(text, config.maxDepth)) return reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`);
+  let payload: unknown;
+  try {
     payload = JSON.parse(text);
   } catch {
-    return reject(400, "body is not valid UTF-8 JSON");
+    return reject(400, "body is not valid JSON");
   }
 
   const handshake = provider.handshake?.(payload);
   if (handshake) return { status: 200, body: handshake, outcome: "handshake" };
 
-  const described = describeForIngest({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
+  const described = describeDelivery({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
   if (!described.ok) return reject(400, described.reason);
-  const { eventId } = described.input;
+  const { eventId } = described.claim;
 
   try {
-    const db = await deps.getDb();
-    const { claimed, reprocessed } = await claimDelivery(db, described.input);
+    const db = await withDeadline(deps.getDb(), config.claim.timeoutMs ?? 2000);
+    const { claimed, reprocessed } = await claimBatched(db, described.claim, config.claim);
     return {
       status: 200,
       body: { received: true, duplicate: !claimed },
@@ -111,8 +124,23 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
       work: claimed || reprocessed ? { source, eventId } : undefined,
     };
   } catch (err) {
-    if (isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);
+    if (err instanceof ValidationError || isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);
     deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
-    return { status: 503, body: { error: "ledger unavailable, retry later" }, outcome: "unavailable" };
+    const retryAfter = err instanceof UnavailableError ? err.retryAfterSeconds : 1;
+    return {
+      status: 503,
+      body: { error: "ledger unavailable, retry later" },
+      headers: { "retry-after": String(retryAfter) },
+      outcome: "unavailable",
+    };
   }
+}
+
+/** Opening the database (first use: connect and migrate) is bounded like the claim itself. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UnavailableError(`the database was not ready within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

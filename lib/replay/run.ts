@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import type { Db } from "@/db/client";
+import { setLocalTimeouts, type Db } from "@/db/client";
 import { replayRun, webhookEvent, type ReplayRun } from "@/db/schema";
-import { describeError } from "@/lib/errors";
-import { describeForIngest } from "@/lib/ledger/describe-for-ingest";
-import { ingestEvent, type IngestInput } from "@/lib/ledger/ingest";
+import { describeError, isRetryableConflict } from "@/lib/errors";
+import { claimEvents, type Claim } from "@/lib/intake/claim";
+import { describeDelivery } from "@/lib/intake/describe";
 import { pgArray } from "@/lib/ledger/pg-array";
 import type { RunLease } from "./runs";
 import type { ReplayItem, ReplayLister } from "./types";
@@ -20,6 +20,8 @@ export interface ExecuteDeps {
   /** New events were committed: wake a worker. */
   onClaimed?: (count: number) => void;
   log?: (message: string) => void;
+  /** The page transaction's statement bound, longer than the pool's (WORKER_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
 }
 
 export type ExecuteResult = ReplayRun & { interrupted?: boolean };
@@ -43,8 +45,8 @@ async function existingIds(db: Db, source: string, ids: string[]): Promise<Set<s
   return new Set(rows.map((r) => r.id));
 }
 
-async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts): Promise<IngestInput[]> {
-  const out: IngestInput[] = [];
+async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts): Promise<Claim[]> {
+  const out: Claim[] = [];
   // A few payload fetches at a time (GitHub: one request per missing delivery), in listing order.
   for (let i = 0; i < items.length; i += 4) {
     const loaded = await Promise.all(items.slice(i, i + 4).map(async (item) => ({ item, event: await item.load() })));
@@ -54,8 +56,15 @@ async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts):
         counts.skipped = `${item.eventId}: the provider no longer has its payload`;
         continue;
       }
-      const d = describeForIngest({ source: run.source, payload: event.payload, rawBody: event.rawBody, headers: new Headers({ ...event.headers, "x-ledger-replay-run": String(run.id) }), via: "replay", actor: `${run.actor} (replay ${run.id})` });
-      if (d.ok) out.push(d.input);
+      const d = describeDelivery({
+        source: run.source,
+        payload: event.payload,
+        rawBody: event.rawBody,
+        headers: new Headers({ ...event.headers, "x-ledger-replay-run": String(run.id) }),
+        via: "replay",
+        actor: `${run.actor} (replay ${run.id})`,
+      });
+      if (d.ok) out.push(d.claim);
       else {
         counts.failed++;
         counts.skipped = `${item.eventId}: ${d.reason}`;
@@ -70,15 +79,22 @@ async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts):
  * page. Killed before the commit, the page is fetched and claimed again and counted once; fenced on
  * the lease, so a process that lost the run writes nothing.
  */
-async function commitPage(db: Db, run: ReplayRun, lease: RunLease, inputs: IngestInput[], counts: PageCounts, next: string | undefined): Promise<ReplayRun> {
-  // Same lock order in every run (by event id), so overlapping runs cannot deadlock on each other's claims.
-  const sorted = [...inputs].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+async function commitPage(
+  db: Db,
+  run: ReplayRun,
+  lease: RunLease,
+  claims: Claim[],
+  counts: PageCounts,
+  next: string | undefined,
+  statementTimeoutMs: number | undefined,
+): Promise<ReplayRun> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (tx) => {
+        if (statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs });
         const c = { ...counts };
-        for (const input of sorted) {
-          const { claimed } = await ingestEvent({ db: tx, input });
+        // One statement for the page, inserting in key order like the receiver's (no deadlock between them).
+        for (const { claimed } of await claimEvents(tx, claims)) {
           if (claimed) c.new++;
           else c.duplicates++;
         }
@@ -102,7 +118,7 @@ async function commitPage(db: Db, run: ReplayRun, lease: RunLease, inputs: Inges
         return row;
       });
     } catch (err) {
-      if (attempt < 3 && /\((40P01|40001)\)$/.test(describeError(err))) continue;
+      if (attempt < 3 && isRetryableConflict(err)) continue;
       throw err;
     }
   }
@@ -149,7 +165,7 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
         const have = await existingIds(db, run.source, page.items.map((i) => i.eventId));
         const missing = page.items.filter((i) => !have.has(i.eventId));
         const counts: PageCounts = { fetched: page.items.length, new: 0, duplicates: page.items.length - missing.length, failed: 0 };
-        let inputs: IngestInput[] = [];
+        let inputs: Claim[] = [];
         if (run.dryRun) counts.new = missing.length;
         else if (run.params.github?.redeliver) {
           step = `asking GitHub to redeliver ${at}`;
@@ -162,7 +178,7 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
         if (stop.signal.aborted) throw stop.signal.reason;
         step = `committing ${at}`;
         const before = run.new;
-        run = await commitPage(db, run, lease, inputs, counts, page.next);
+        run = await commitPage(db, run, lease, inputs, counts, page.next, deps.statementTimeoutMs);
         if (!run.dryRun && run.new > before) deps.onClaimed?.(run.new - before);
       } catch (err) {
         if (stop.signal.aborted || err instanceof LeaseLostError) throw err;

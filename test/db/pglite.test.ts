@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf, type DbHandle } from "@/db/client";
 import { migratePglite } from "@/db/migrate";
-import { ingestEvent } from "@/lib/ledger/ingest";
+import { claimOne } from "@/test/claim";
 import { requeueEvent } from "@/lib/ledger/requeue";
 import { createWorker } from "@/lib/worker/run";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
@@ -19,10 +19,10 @@ describe("embedded database (PGlite)", () => {
   it("[pglite] the claim, a polling-only worker and the version guard behave as on Postgres", async () => {
     const { db } = handle;
     const input = (eventId: string, body: unknown, eventType: string) => ({ source: "stripe" as const, eventId, eventType, rawBody: JSON.stringify(body), headers: {}, subjectIds: ["cus_Pglite00001", 'odd"id'] });
-    expect(await ingestEvent({ db, input: input("evt_p1", stripeInvoicePaidEvent({ eventId: "evt_p1", customerId: "cus_Pglite00001", amount: 700 }), "invoice.paid") })).toEqual({ claimed: true, reprocessed: false });
-    expect(await ingestEvent({ db, input: input("evt_p1", stripeInvoicePaidEvent({ eventId: "evt_p1", customerId: "cus_Pglite00001", amount: 700 }), "invoice.paid") })).toEqual({ claimed: false, reprocessed: false });
-    await ingestEvent({ db, input: input("evt_s2", stripeSubscriptionEvent({ eventId: "evt_s2", created: 20, status: "active" }), "customer.subscription.updated") });
-    await ingestEvent({ db, input: input("evt_s1", stripeSubscriptionEvent({ eventId: "evt_s1", created: 10, status: "past_due" }), "customer.subscription.updated") });
+    expect(await claimOne(db, input("evt_p1", stripeInvoicePaidEvent({ eventId: "evt_p1", customerId: "cus_Pglite00001", amount: 700 }), "invoice.paid"))).toEqual({ claimed: true, reprocessed: false });
+    expect(await claimOne(db, input("evt_p1", stripeInvoicePaidEvent({ eventId: "evt_p1", customerId: "cus_Pglite00001", amount: 700 }), "invoice.paid"))).toEqual({ claimed: false, reprocessed: false });
+    await claimOne(db, input("evt_s2", stripeSubscriptionEvent({ eventId: "evt_s2", created: 20, status: "active" }), "customer.subscription.updated"));
+    await claimOne(db, input("evt_s1", stripeSubscriptionEvent({ eventId: "evt_s1", created: 10, status: "past_due" }), "customer.subscription.updated"));
     // No LISTEN on PGlite: the worker finds the work by polling alone.
     const worker = createWorker({ getDb: async () => db, settings: testSettings({ pollMs: 30 }) });
     worker.start();

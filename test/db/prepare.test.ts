@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
 import { connectPostgres, rowsOf } from "@/db/client";
-import { ingestEvent } from "@/lib/ledger/ingest";
+import { claimOne } from "@/test/claim";
 
 describe("statement preparation", () => {
   for (const prepare of [true, false])
@@ -10,8 +10,8 @@ describe("statement preparation", () => {
       try {
         const id = `evt_prep_${prepare}_${Date.now()}`;
         const input = { source: "stripe" as const, eventId: id, eventType: "x", rawBody: `{"id":"${id}"}`, headers: {} };
-        expect(await ingestEvent({ db, input })).toEqual({ claimed: true, reprocessed: false });
-        expect(await ingestEvent({ db, input })).toEqual({ claimed: false, reprocessed: false });
+        expect(await claimOne(db, input)).toEqual({ claimed: true, reprocessed: false });
+        expect(await claimOne(db, input)).toEqual({ claimed: false, reprocessed: false });
         const n = await db.transaction(async (tx) => rowsOf<{ n: number }>(await tx.execute(sql`select count(*)::int as n from webhook_event where event_id = ${id}`))[0]?.n);
         expect(n).toBe(1);
       } finally {

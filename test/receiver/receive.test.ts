@@ -97,7 +97,7 @@ describe("POST /api/webhooks/{source}", () => {
 
   it("[receiver] a signed body that is not JSON answers 400 and writes nothing", async () => {
     const res = await post(deps, "stripe", signStripe("id=evt_1&type=x", TEST_SECRETS.stripe));
-    expect(res).toMatchObject({ status: 400, body: { error: "body is not valid UTF-8 JSON" } });
+    expect(res).toMatchObject({ status: 400, body: { error: "body is not valid JSON" } });
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
   });
 
@@ -123,20 +123,57 @@ describe("POST /api/webhooks/{source}", () => {
 
 
   it("[receiver] a signed JSON body PostgreSQL cannot store answers 400, and deliveries claimed beside it are unharmed", async () => {
-    // JSON allows a lone surrogate escape; jsonb does not. Sent at once, the three may share a claim statement.
-    const bad = stripeBody("evt_surrogate").replace('"object":"event"', '"object":"event","note":"\\ud800"');
+    // A number past numeric's range: JSON allows it, jsonb does not. Sent at once, the three may share a claim statement.
+    const bad = stripeBody("evt_huge").replace('"object":"event"', `"object":"event","n":1${"0".repeat(140_000)}`);
     const [before, refused, after] = await Promise.all([
       post(deps, "stripe", signStripe(stripeBody("evt_ok1"), TEST_SECRETS.stripe)),
       post(deps, "stripe", signStripe(bad, TEST_SECRETS.stripe)),
       post(deps, "stripe", signStripe(stripeBody("evt_ok2"), TEST_SECRETS.stripe)),
     ]);
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe("payload cannot be stored: invalid input syntax for type json (22P02)");
+    expect(refused.body.error).toMatch(/^payload cannot be stored: .*\(22003\)$/);
     expect([before.status, after.status]).toEqual([200, 200]);
     const ids = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
     expect(ids.map((r) => r.event_id)).toEqual(["evt_ok1", "evt_ok2"]);
     expect(await counts(db)).toEqual({ events: 2, deliveries: 2 });
   });
+
+  it("[receiver] a lone surrogate escape in a payload is stored (raw body exact, U+FFFD in the jsonb copy), not refused", async () => {
+    const odd = stripeBody("evt_surrogate").replace('"object":"event"', '"object":"event","note":"\\ud800"');
+    expect((await post(deps, "stripe", signStripe(odd, TEST_SECRETS.stripe))).status).toBe(200);
+    const [row] = rowsOf<{ raw_body: string; note: string }>(await db.execute(sql`select raw_body, payload->>'note' as note from webhook_event`));
+    expect(row).toEqual({ raw_body: odd, note: "\uFFFD" });
+  });
+
+  it("[receiver] a signed event nested past WEBHOOK_MAX_DEPTH answers 400 naming the limit; valid deliveries beside it are claimed", async () => {
+    const deep = JSON.stringify({ id: "evt_deep", object: "event", type: "invoice.paid", created: 1_760_000_000, data: { object: { id: "in_1" } } }).replace(
+      '"data"',
+      `"x":${"[".repeat(100_000)}${"]".repeat(100_000)},"data"`,
+    );
+    const valid = Array.from({ length: 40 }, (_, i) => post(deps, "stripe", signStripe(stripeBody(`evt_v${i}`), TEST_SECRETS.stripe)));
+    const refused = [0, 1, 2].map(() => post(deps, "stripe", signStripe(deep, TEST_SECRETS.stripe)));
+    const answers = await Promise.all([...valid, ...refused]);
+    expect(answers.slice(40).map((a) => [a.status, a.body.error])).toEqual(Array(3).fill([400, "body is JSON nested deeper than 64 levels"]));
+    expect(answers.slice(0, 40).every((a) => a.status === 200)).toBe(true);
+    expect(await counts(db)).toEqual({ events: 40, deliveries: 40 });
+  });
+
+  it("[receiver] a signed Standard Webhooks event with a timestamp in 2300 is claimed (200), with a note saying its version is unusable", async () => {
+    const body = JSON.stringify({ type: "user.updated", timestamp: "2300-01-01T00:00:00Z", data: { id: "usr_1" } });
+    const res = await post(deps, "standard", signStandard(body, TEST_SECRETS.standard, { id: "msg_2300" }));
+    expect(res.status).toBe(200);
+    const [row] = rowsOf<{ entity_version: string | null; intake_note: string }>(await db.execute(sql`select entity_version, intake_note from webhook_event`));
+    expect(row?.entity_version).toBeNull();
+    expect(row?.intake_note).toBe('version unusable: timestamp "2300-01-01T00:00:00Z" is beyond 2255-06-05T23:47:34.740Z, the latest time a version holds exactly');
+  });
+
+  it("[receiver] an event id PostgreSQL cannot store answers 400 naming the id, and writes nothing", async () => {
+    const body = stripeBody("evt_nul").replace('"id":"evt_nul"', '"id":"evt_\\u0000x"');
+    const res = await post(deps, "stripe", signStripe(body, TEST_SECRETS.stripe));
+    expect(res).toMatchObject({ status: 400, body: { error: "event id holds U+0000 or a lone surrogate, which cannot be stored" } });
+    expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
+  });
+
   it("[receiver] an unknown source answers 404", async () => {
     const res = await post(deps, "mailgun", signStripe(stripeBody(), TEST_SECRETS.stripe));
     expect(res).toMatchObject({ status: 404, body: { error: 'unknown source "mailgun"' } });

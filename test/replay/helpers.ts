@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { ingestEvent } from "@/lib/ledger/ingest";
-import { describeForIngest } from "@/lib/ledger/describe-for-ingest";
+import { describeDelivery } from "@/lib/intake/describe";
+import { claimEvents } from "@/lib/intake/claim";
 import { driveReplayRun, type ReplayHost } from "@/lib/replay/drive";
 import { createReplayRunAs, type ReplayInput } from "@/lib/replay/runs";
 import type { ReplayApiConfig } from "@/lib/replay/types";
@@ -62,9 +62,9 @@ export async function seedLedger(db: Db, source: Source, payloads: readonly unkn
   for (let i = 0; i < payloads.length; i += 50)
     await Promise.all(
       payloads.slice(i, i + 50).map(async (payload) => {
-        const d = describeForIngest({ source, payload, rawBody: JSON.stringify(payload), headers: new Headers(headersOf(payload)), via: "provider" });
+        const d = describeDelivery({ source, payload, rawBody: JSON.stringify(payload), headers: new Headers(headersOf(payload)), via: "provider" });
         if (!d.ok) throw new Error(d.reason);
-        await ingestEvent({ db, input: d.input });
+        await claimEvents(db, [d.claim]);
       }),
     );
   await db.execute(sql`update webhook_event set status = 'settled', settled_at = now() where status = 'claimed'`);

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { sql } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
-import { ingestEvent } from "@/lib/ledger/ingest";
+import type { ClaimInput } from "@/lib/intake/claim";
+import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { query } from "./helpers";
@@ -35,7 +36,7 @@ describe("crash safety", () => {
     const CUSTOMERS = 40;
     const expectedTotals = new Map<string, number>();
     const newest = new Map<string, { version: number; eventId: string }>();
-    const rows: Parameters<typeof ingestEvent>[0]["input"][] = [];
+    const rows: ClaimInput[] = [];
     for (let i = 0; i < 4000; i++) {
       if (i % 2 === 0) {
         const customerId = `cus_Crash${String(i % CUSTOMERS).padStart(5, "0")}`;
@@ -52,7 +53,7 @@ describe("crash safety", () => {
         rows.push({ source: "stripe", eventId, eventType: "customer.subscription.updated", rawBody: JSON.stringify(stripeSubscriptionEvent({ eventId, created: version, subscriptionId })), headers: {} });
       }
     }
-    for (const input of rows) await ingestEvent({ db, input });
+    for (const input of rows) await claimOne(db, input);
 
     let kills = 0;
     for (let round = 0; round < 12 && (await count(sql`status <> 'settled'`)) > 0; round++) {

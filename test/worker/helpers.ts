@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
-import { ingestEvent } from "@/lib/ledger/ingest";
+import { claimOne } from "@/test/claim";
 import { leaseDue } from "@/lib/ledger/lease";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { processLeased, type Processed } from "@/lib/ledger/process";
@@ -27,10 +27,7 @@ export async function claim(db: Db, source: Source, payload: unknown, headers: R
   const described = PROVIDERS[source].describe(payload, h);
   if (!described.ok) throw new Error(described.reason);
   const { eventId, eventType, entity } = described.event;
-  const { claimed } = await ingestEvent({
-    db,
-    input: { source, eventId, eventType, rawBody: JSON.stringify(payload), headers, entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version, subjectIds: extractSubjectIds(payload) },
-  });
+  const { claimed } = await claimOne(db, { source, eventId, eventType, rawBody: JSON.stringify(payload), headers, entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version, subjectIds: extractSubjectIds(payload) });
   return claimed;
 }
 

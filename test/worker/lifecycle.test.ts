@@ -148,8 +148,8 @@ describe("requeue and process now", () => {
   });
 
   it("[worker] a replayed event's attempt is recorded with trigger replay", async () => {
-    const { ingestEvent } = await import("@/lib/ledger/ingest");
-    await ingestEvent({ db, input: { source: "stripe", eventId: "evt_rp", eventType: "invoice.paid", rawBody: JSON.stringify(paid("evt_rp")), headers: {}, via: "replay" } });
+    const { claimOne } = await import("@/test/claim");
+    await claimOne(db, { source: "stripe", eventId: "evt_rp", eventType: "invoice.paid", rawBody: JSON.stringify(paid("evt_rp")), headers: {}, via: "replay" });
     await drain(db);
     expect(await query(db, sql`select trigger, actor, outcome from webhook_attempt`)).toEqual([{ trigger: "replay", actor: "replay", outcome: "settled" }]);
   });

@@ -1,22 +1,23 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { duplicateReport, formatDuplicateReport, parseSince } from "@/lib/ledger/duplicates";
-import { ingestEvent, type IngestInput } from "@/lib/ledger/ingest";
+import type { ClaimInput } from "@/lib/intake/claim";
+import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { drain, query } from "./helpers";
 
 const { db } = setupTestDb();
 
-const paid = (eventId: string, claimMode: "enforce" | "shadow"): IngestInput => ({
+const paid = (eventId: string, claimMode: "enforce" | "shadow"): ClaimInput => ({
   source: "stripe", eventId, eventType: "invoice.paid", rawBody: JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId: "cus_Shadow00001", amount: 500 })), headers: {}, claimMode,
 });
 
 describe("CLAIM_MODE=shadow", () => {
   it("[shadow] a duplicate of a settled event is processed again, as before the ledger, and recorded as would-have-been-skipped", async () => {
-    await ingestEvent({ db, input: paid("evt_sh1", "shadow") });
+    await claimOne(db, paid("evt_sh1", "shadow"));
     await drain(db);
-    expect(await ingestEvent({ db, input: paid("evt_sh1", "shadow") })).toEqual({ claimed: false, reprocessed: true });
+    expect(await claimOne(db, paid("evt_sh1", "shadow"))).toEqual({ claimed: false, reprocessed: true });
     await drain(db);
     // The delta ran twice: exactly the double-processing shadow mode is there to measure.
     expect(await query(db, sql`select amount_paid::text, invoice_count from customer_total`)).toEqual([{ amount_paid: "1000", invoice_count: 2 }]);
@@ -28,17 +29,17 @@ describe("CLAIM_MODE=shadow", () => {
   });
 
   it("[shadow] enforce mode (the default) skips the same duplicate", async () => {
-    await ingestEvent({ db, input: paid("evt_en1", "enforce") });
+    await claimOne(db, paid("evt_en1", "enforce"));
     await drain(db);
-    expect(await ingestEvent({ db, input: paid("evt_en1", "enforce") })).toEqual({ claimed: false, reprocessed: false });
+    expect(await claimOne(db, paid("evt_en1", "enforce"))).toEqual({ claimed: false, reprocessed: false });
     await drain(db);
     expect(await query(db, sql`select amount_paid::text from customer_total`)).toEqual([{ amount_paid: "500" }]);
   });
 
   it("[shadow] the duplicate report gives the rate per source and type over a window", async () => {
-    for (const id of ["evt_r1", "evt_r2", "evt_r1", "evt_r1"]) await ingestEvent({ db, input: paid(id, "enforce") });
+    for (const id of ["evt_r1", "evt_r2", "evt_r1", "evt_r1"]) await claimOne(db, paid(id, "enforce"));
     const sub = stripeSubscriptionEvent({ eventId: "evt_rs" });
-    await ingestEvent({ db, input: { source: "stripe", eventId: "evt_rs", eventType: "customer.subscription.updated", rawBody: JSON.stringify(sub), headers: {} } });
+    await claimOne(db, { source: "stripe", eventId: "evt_rs", eventType: "customer.subscription.updated", rawBody: JSON.stringify(sub), headers: {} });
     const window = { since: parseSince("1h"), until: new Date(Date.now() + 1000) };
     const rows = await duplicateReport(db, window);
     expect(rows).toEqual([

@@ -3,16 +3,15 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { describe, expect, inject, it } from "vitest";
 import { connectPostgres, rowsOf } from "@/db/client";
-import { isDataError } from "@/lib/errors";
-import { ClaimBatcher } from "@/lib/ledger/claim-batcher";
-import type { IngestInput } from "@/lib/ledger/ingest";
+import { isDataError, UnavailableError, ValidationError } from "@/lib/errors";
+import { ClaimBatcher } from "@/lib/intake/batcher";
+import { parseClaim, type Claim } from "@/lib/intake/claim";
 import { setupTestDb } from "../db";
 
 const { db } = setupTestDb();
 
-const event = (eventId: string, rawBody = JSON.stringify({ id: eventId, type: "invoice.paid" })): IngestInput => ({
-  source: "stripe", eventId, eventType: "invoice.paid", rawBody, headers: {},
-});
+const event = (eventId: string, rawBody = JSON.stringify({ id: eventId, type: "invoice.paid" })): Claim =>
+  parseClaim({ source: "stripe", eventId, eventType: "invoice.paid", rawBody, headers: {} });
 
 const deliveries = async () =>
   rowsOf<{ event_id: string; claimed: boolean; at: string }>(
@@ -51,7 +50,8 @@ describe("ClaimBatcher", () => {
 
   it("[ledger] a payload PostgreSQL refuses fails only its own delivery; its neighbours are claimed", async () => {
     const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
-    const refused = event("evt_bad", '{"id":"evt_bad","note":"\\ud800"}'); // a lone surrogate: jsonb refuses it
+    // A number beyond numeric's range: JSON.parse takes it, jsonb refuses it (22003).
+    const refused = event("evt_bad", `{"id":"evt_bad","n":1${"0".repeat(140_000)}}`);
     const settled = await Promise.allSettled([event("evt_first"), event("evt_b1"), refused, event("evt_b2")].map((e) => batcher.claim(e)));
     expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect(isDataError((settled[2] as PromiseRejectedResult).reason)).toBe(true);
@@ -97,12 +97,11 @@ describe("ClaimBatcher", () => {
     }
   });
 
-  it("[ledger] an input that fails validation is refused alone, before it can join a batch", async () => {
-    const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
-    const settled = await Promise.allSettled([event("evt_v0"), { ...event("evt_v1"), eventType: "" }, event("evt_v2")].map((e) => batcher.claim(e)));
-    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
-    expect(events.map((e) => e.event_id)).toEqual(["evt_v0", "evt_v2"]);
+  it("[ledger] an input that fails validation is refused at the edge, naming the field, before it can join a batch", () => {
+    const bad = () => parseClaim({ source: "stripe", eventId: "evt_v1", eventType: "", rawBody: "{}", headers: {} });
+    expect(bad).toThrow(ValidationError);
+    expect(bad).toThrow(/^eventType: /);
+    expect(() => parseClaim({ source: "stripe", eventId: "evt_\u0000", eventType: "x", rawBody: "{}", headers: {} })).toThrow(/eventId: holds U\+0000/);
   });
 
   it("[ledger] when the database is unreachable every delivery in the batch gets the error", async () => {
@@ -118,5 +117,78 @@ describe("ClaimBatcher", () => {
     } finally {
       await dead.close();
     }
+  });
+
+  describe("bounded in time and memory", () => {
+    /** Another transaction holds evt_locked uncommitted, so a claim of it waits on the row lock. */
+    async function holdLock(eventId: string) {
+      const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let inserted!: () => void;
+      const ready = new Promise<void>((r) => (inserted = r));
+      const tx = other
+        .begin(async (t) => {
+          await t`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
+                  values ('stripe', ${eventId}, 'invoice.paid', '{}', '{}', '{}')`;
+          inserted();
+          await held;
+          throw new Error("roll back");
+        })
+        .catch(() => {});
+      await ready;
+      return {
+        release: async () => {
+          release();
+          await tx;
+          await other.end();
+        },
+      };
+    }
+
+    it("[ledger] a claim that cannot finish is answered unavailable within the timeout; one still queued is never written", async () => {
+      const lock = await holdLock("evt_locked");
+      try {
+        const batcher = new ClaimBatcher(db, { timeoutMs: 300, maxInFlight: 1, stallMs: 10 });
+        const started = performance.now();
+        const [inFlight, queued] = await Promise.allSettled([batcher.claim(event("evt_locked")), batcher.claim(event("evt_queued"))]);
+        const ms = performance.now() - started;
+        expect(ms).toBeLessThan(1500);
+        expect(inFlight.status === "rejected" && inFlight.reason).toBeInstanceOf(UnavailableError);
+        expect((inFlight as PromiseRejectedResult).reason.message).toMatch(/may still commit/);
+        expect(queued.status === "rejected" && queued.reason).toBeInstanceOf(UnavailableError);
+        expect((queued as PromiseRejectedResult).reason.message).toMatch(/nothing was written/);
+        expect(batcher.load.queued).toBe(0);
+      } finally {
+        await lock.release();
+      }
+      // The in-flight claim commits once the lock goes (harmless: the provider's retry is a duplicate);
+      // the queued one was never sent.
+      await expect.poll(async () => (await deliveries()).map((r) => r.event_id), { timeout: 5000 }).toEqual(["evt_locked"]);
+      const again = new ClaimBatcher(db);
+      expect(await again.claim(event("evt_locked"))).toEqual({ claimed: false, reprocessed: false });
+      expect(await again.claim(event("evt_queued"))).toEqual({ claimed: true, reprocessed: false });
+    });
+
+    it("[ledger] past the waiting room's bound (count or bytes) a claim is refused at once, and the bytes are given back", async () => {
+      const lock = await holdLock("evt_hold");
+      try {
+        const batcher = new ClaimBatcher(db, { timeoutMs: 5000, maxInFlight: 1, stallMs: 60_000, maxQueue: 2, maxQueueBytes: 200 });
+        const first = batcher.claim(event("evt_hold")); // in flight, stuck on the lock
+        const waiting = [batcher.claim(event("evt_q1"))];
+        const started = performance.now();
+        // ≈ 40 bytes each are held: a fourth body of ≈ 150 bytes is past 200 bytes.
+        await expect(batcher.claim(event("evt_big", JSON.stringify({ id: "evt_big", pad: "x".repeat(120) })))).rejects.toThrow(/intake full/);
+        waiting.push(batcher.claim(event("evt_q2")));
+        await expect(batcher.claim(event("evt_q3"))).rejects.toBeInstanceOf(UnavailableError);
+        expect(performance.now() - started).toBeLessThan(100);
+        expect(batcher.load).toMatchObject({ queued: 2, inFlight: 1 });
+        await lock.release();
+        expect((await Promise.all([first, ...waiting])).map((r) => r.claimed)).toEqual([true, true, true]);
+        expect(batcher.load).toEqual({ queued: 0, bytes: 0, inFlight: 0 });
+      } finally {
+        await lock.release().catch(() => {});
+      }
+    });
   });
 });

@@ -1,0 +1,141 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { rowsOf, type Db } from "@/db/client";
+import { EVENT_VIA } from "@/db/schema";
+import { ValidationError } from "@/lib/errors";
+import { SOURCES } from "@/lib/providers/types";
+import { isPgStorable, jsonbText } from "./json";
+
+const storable = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine(isPgStorable, { message: "holds U+0000 or a lone surrogate, which PostgreSQL cannot store" });
+
+/** One event to claim, as the edge (receiver, replay page, seed) hands it over. */
+export const ClaimInput = z.object({
+  source: z.enum(SOURCES),
+  eventId: storable(255).pipe(z.string().min(1)),
+  eventType: storable(255).pipe(z.string().min(1)),
+  /** The exact body as received (UTF-8 JSON text); the jsonb payload is derived from it. */
+  rawBody: z.string(),
+  headers: z.record(z.string(), z.string()),
+  entityType: storable(255).optional(),
+  entityId: storable(255).optional(),
+  entityVersion: z.number().int().optional(),
+  subjectIds: z.array(storable(320)).default([]),
+  /** What the receiver could not use (a version out of range, say): kept for the worker and the console. */
+  intakeNote: storable(500).optional(),
+  via: z.enum(EVENT_VIA).default("provider"),
+  /** Replay only: who the worker's attempt is recorded as (default "replay"). */
+  actor: z.string().max(255).optional(),
+  /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
+  claimMode: z.enum(["enforce", "shadow"]).default("enforce"),
+});
+export type ClaimInput = z.input<typeof ClaimInput>;
+/** A claim parsed once at the edge; the claim verbs take nothing else. */
+export type Claim = z.output<typeof ClaimInput> & {
+  /** The text of the jsonb copy, when it must differ from the raw body (see jsonbText). */
+  readonly jsonb: string | undefined;
+  readonly __parsed: true;
+};
+
+export interface ClaimResult {
+  /** true: this call inserted the ledger row and owns the event; false: a duplicate. */
+  claimed: boolean;
+  /** Shadow mode only: a duplicate that was queued to be processed again. */
+  reprocessed: boolean;
+}
+
+/**
+ * The edge's parse: a ValidationError naming the field, or a claim the verbs accept as it is.
+ * `payload` is the parsed body when the caller already has it (spares a second JSON.parse).
+ */
+export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
+  const parsed = ClaimInput.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || undefined;
+    throw new ValidationError(`${field ?? "claim"}: ${issue?.message ?? "invalid"}`, field);
+  }
+  const raw = parsed.data.rawBody;
+  let jsonb: string | undefined;
+  try {
+    jsonb = jsonbText(raw, () => (payload === undefined ? JSON.parse(raw) : payload));
+  } catch {
+    throw new ValidationError("rawBody: not valid JSON", "rawBody");
+  }
+  return { ...parsed.data, jsonb: jsonb === raw ? undefined : jsonb } as Claim;
+}
+
+/**
+ * Claim events: one statement, one round trip, for one event or a list of them (a receiver batch, a
+ * replay page, a seed). The insert into webhook_event is the lock (ON CONFLICT DO NOTHING on the
+ * primary key); the delivery row records the attempt either way, appended rather than counted on the
+ * event row, so a duplicate storm never queues on one row lock. Results come back in input order.
+ *
+ * The list travels as one JSON parameter (json_to_recordset), which binds the same on both drivers.
+ * Within it the first copy of an event id is the one that may claim; later copies are duplicates.
+ * Rows are inserted in key order, so two statements claiming overlapping ids cannot deadlock.
+ */
+export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<ClaimResult[]> {
+  if (claims.length === 0) return [];
+  const rows = claims.map((c, ord) => {
+    const trigger = c.via === "replay" ? "replay" : "auto";
+    return {
+      ord,
+      source: c.source,
+      event_id: c.eventId,
+      event_type: c.eventType,
+      // Sent only when it differs from the raw body (a \u0000 swapped): no need to ship 2 KB twice.
+      payload: c.jsonb ?? null,
+      raw_body: c.rawBody,
+      headers: c.headers,
+      entity_type: c.entityType ?? null,
+      entity_id: c.entityId ?? null,
+      entity_version: c.entityVersion ?? null,
+      subject_ids: c.subjectIds,
+      intake_note: c.intakeNote ?? null,
+      via: c.via,
+      next_trigger: trigger,
+      next_actor: trigger === "replay" ? (c.actor ?? "replay") : null,
+      shadow: c.claimMode === "shadow",
+    };
+  });
+  const result = await db.execute(sql`
+    with input as (
+      select t.*, row_number() over (partition by t.source, t.event_id order by t.ord) = 1 as first
+      from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
+        ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
+        entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text,
+        via text, next_trigger text, next_actor text, shadow boolean)
+    ), claim as (
+      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type,
+                                 entity_id, entity_version, subject_ids, intake_note, via, next_trigger, next_actor)
+      select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type,
+             entity_id, entity_version, subject_ids, intake_note, via, next_trigger, next_actor
+      from input
+      where first
+      order by source, event_id
+      on conflict (source, event_id) do nothing
+      returning source, event_id
+    ), again as (
+      update webhook_event e
+      set status = 'claimed', next_attempt_at = now(), attempts_base = e.attempts
+      from input i
+      where i.first and i.shadow and e.source = i.source and e.event_id = i.event_id and e.status = 'settled'
+        and not exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id)
+      returning e.source, e.event_id
+    ), outcome as (
+      select i.ord, i.source, i.event_id, i.via,
+             i.first and exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id) as claimed,
+             i.first and exists (select 1 from again a where a.source = i.source and a.event_id = i.event_id) as reprocessed
+      from input i
+    ), delivery as (
+      insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
+      select source, event_id, via, claimed, reprocessed from outcome order by ord
+    )
+    select ord, claimed, reprocessed from outcome order by ord`);
+  const out = rowsOf<{ ord: number; claimed: boolean; reprocessed: boolean }>(result);
+  return claims.map((_, n) => ({ claimed: out[n]?.claimed === true, reprocessed: out[n]?.reprocessed === true }));
+}

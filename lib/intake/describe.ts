@@ -1,0 +1,61 @@
+import { ValidationError } from "@/lib/errors";
+import { extractSubjectIds } from "@/lib/ledger/subjects";
+import { PROVIDERS, type Source } from "@/lib/providers";
+import { parseClaim, type Claim } from "./claim";
+import { storableHeaders } from "./headers";
+import { isPgStorable, pgText } from "./json";
+
+export type Described = { ok: true; claim: Claim } | { ok: false; reason: string };
+
+const MAX_ID = 255;
+
+/**
+ * The edge's one parse: a verified, parsed payload and its headers → the claim to store. The same
+ * mapping serves a provider's delivery and an event fetched back from its API, so a replayed event is
+ * keyed and indexed exactly like a delivered one.
+ *
+ * Only the identity can refuse an event (no id, an id PostgreSQL cannot store): a 400 makes the sender
+ * give up, so anything else odd (a version out of range, a control character in a type) is stored as
+ * best it can be and noted, for the worker and the console to say what is wrong with it.
+ */
+export function describeDelivery(args: {
+  source: Source;
+  payload: unknown;
+  rawBody: string;
+  headers: Headers;
+  via: "provider" | "replay";
+  claimMode?: "enforce" | "shadow";
+  actor?: string;
+}): Described {
+  const described = PROVIDERS[args.source].describe(args.payload, args.headers);
+  if (!described.ok) return described;
+  const { eventId, eventType, entity } = described.event;
+  if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
+  if (!isPgStorable(eventId)) return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
+  try {
+    return {
+      ok: true,
+      claim: parseClaim(
+        {
+          source: args.source,
+          eventId,
+          eventType: pgText(eventType.slice(0, MAX_ID)),
+          rawBody: args.rawBody,
+          headers: storableHeaders(args.headers),
+          entityType: entity && pgText(entity.type.slice(0, MAX_ID)),
+          entityId: entity && pgText(entity.id.slice(0, MAX_ID)),
+          entityVersion: entity?.version,
+          subjectIds: extractSubjectIds(args.payload).filter(isPgStorable),
+          intakeNote: entity?.versionNote && pgText(entity.versionNote.slice(0, 500)),
+          via: args.via,
+          claimMode: args.claimMode,
+          actor: args.actor,
+        },
+        args.payload,
+      ),
+    };
+  } catch (err) {
+    if (err instanceof ValidationError) return { ok: false, reason: err.message };
+    throw err;
+  }
+}
