@@ -86,12 +86,41 @@ export async function connectPglite(dir: string): Promise<DbHandle> {
   // Loaded lazily so a production process on postgres.js never pulls in the WASM build.
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  // "memory://" keeps the database in memory (tests); otherwise PGlite creates only the last folder.
-  const target = dir.startsWith("memory://") ? dir : path.resolve(dir);
-  if (!dir.startsWith("memory://")) mkdirSync(path.dirname(target), { recursive: true });
-  const client = await PGlite.create(target);
+  // "memory://" keeps the database in memory (tests): nothing on disk to share, so no lock.
+  if (dir.startsWith("memory://")) {
+    const client = await PGlite.create(dir);
+    return { db: drizzle(client, { schema }) as unknown as Db, kind: "pglite", close: () => client.close() };
+  }
+  const { acquirePgliteLock, pgliteOpenError } = await import("./pglite-lock");
+  // PGlite creates only the last folder.
+  const target = path.resolve(dir);
+  mkdirSync(path.dirname(target), { recursive: true });
+  const lock = acquirePgliteLock(dir);
+  // PostgreSQL's start-up log says why an open failed; kept (bounded) for the error, not printed.
+  const log: string[] = [];
+  let opening = true;
+  const onStderr = (line: string) => {
+    if (opening && log.push(line) > 50) log.shift();
+    return false;
+  };
+  let client: InstanceType<typeof PGlite>;
+  try {
+    client = await PGlite.create(target, { onStderr });
+  } catch (err) {
+    lock.release();
+    throw pgliteOpenError(dir, err, log);
+  } finally {
+    opening = false;
+  }
   const db = drizzle(client, { schema }) as unknown as Db;
-  return { db, kind: "pglite", close: () => client.close() };
+  const close = async () => {
+    try {
+      await client.close();
+    } finally {
+      lock.release();
+    }
+  };
+  return { db, kind: "pglite", close };
 }
 
 /**

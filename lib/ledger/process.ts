@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { rowsOf, type Db, type Tx } from "@/db/client";
+import { rowsOf, setLocalTimeouts, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
 import { describeError, isRetryableConflict } from "@/lib/errors";
 import { entityTransition } from "@/db/schema";
@@ -14,6 +14,8 @@ export interface ProcessContext {
   policy: RetryPolicy;
   handlers: HandlerLookup;
   log?: (message: string) => void;
+  /** The batch transaction's statement bound (longer than the pool's); unset keeps the pool's. */
+  statementTimeoutMs?: number;
 }
 
 export type ProcessOutcome = AttemptOutcome | "dead" | "lease-lost";
@@ -55,6 +57,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
 }
 
 async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Processed[]> {
+  if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
   // Fence: lock the rows whose lease is still ours. A worker that lost its lease finds nothing here
   // and writes nothing; once locked, no reaper or other worker can take them until we commit.
   const owned = new Set(

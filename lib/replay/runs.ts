@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
@@ -26,8 +27,17 @@ export const ReplayInput = z
 export type ReplayInput = z.input<typeof ReplayInput>;
 
 export interface RunLease {
+  /** Who drives: a host's name; each take or start makes it one drive's own (see perDrive). */
   owner: string;
   leaseMs: number;
+}
+
+/**
+ * The lease is per drive, not per process: a process whose own lease lapsed (a long GC pause, a stalled
+ * page) must not start a second driver of the same run beside the first, which would count pages twice.
+ */
+function perDrive(lease: RunLease): RunLease {
+  return { owner: `${lease.owner}#${randomBytes(4).toString("hex")}`, leaseMs: lease.leaseMs };
 }
 
 function paramsOf(i: z.output<typeof ReplayInput>, defaultHook: string | undefined): ReplayParams {
@@ -38,7 +48,8 @@ function paramsOf(i: z.output<typeof ReplayInput>, defaultHook: string | undefin
   return params;
 }
 
-async function insertRun(db: Db, who: string, i: z.output<typeof ReplayInput>, lease: RunLease, defaultHook: string | undefined): Promise<ReplayRun> {
+async function insertRun(db: Db, who: string, i: z.output<typeof ReplayInput>, host: RunLease, defaultHook: string | undefined): Promise<ReplayRun> {
+  const lease = perDrive(host);
   const [row] = await db
     .insert(replayRun)
     .values({
@@ -92,8 +103,9 @@ export async function listReplayRuns({ db, actor, limit = 50 }: { db: Db; actor:
  * Take the lease on a run to drive it: a running run whose lease lapsed (its process died), or with
  * `reopen`, a failed or cancelled one (resumed by a person). Conditional, so two processes never both win.
  */
-export async function takeReplayRun(db: Db, id: number, lease: RunLease, opts: { reopen?: boolean } = {}): Promise<ReplayRun> {
-  const free = or(isNull(replayRun.leaseExpiresAt), lt(replayRun.leaseExpiresAt, sql`now()`), eq(replayRun.leaseOwner, lease.owner));
+export async function takeReplayRun(db: Db, id: number, host: RunLease, opts: { reopen?: boolean } = {}): Promise<ReplayRun> {
+  const lease = perDrive(host);
+  const free = or(isNull(replayRun.leaseExpiresAt), lt(replayRun.leaseExpiresAt, sql`now()`));
   const takeable = opts.reopen ? or(and(eq(replayRun.status, "running"), free), inArray(replayRun.status, ["failed", "cancelled"])) : and(eq(replayRun.status, "running"), free);
   const [row] = await db
     .update(replayRun)

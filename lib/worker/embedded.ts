@@ -30,6 +30,13 @@ export function startEmbeddedWorker(): Worker | undefined {
   return globalForWorker.__ledgerWorker;
 }
 
+/** Shutdown: stop leasing, let in-flight batches and fast-path events settle. */
+export async function stopEmbeddedWorker(): Promise<void> {
+  const worker = globalForWorker.__ledgerWorker;
+  globalForWorker.__ledgerWorker = undefined;
+  await worker?.stop();
+}
+
 /**
  * After a claim: process it here and now when this process runs a worker (the fast path), else
  * wake the standalone workers with a coalesced NOTIFY.

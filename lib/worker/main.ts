@@ -2,6 +2,7 @@ import { connectPostgres } from "@/db/client";
 import { migratePostgresUrl } from "@/db/migrate";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
+import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
 import { createWorker } from "./run";
 import { workerSettingsFromEnv } from "./settings";
 import { WAKE_CHANNEL } from "./wake";
@@ -14,7 +15,13 @@ async function main() {
     process.exit(2);
   }
   await migratePostgresUrl(env.DATABASE_URL);
-  const handle = connectPostgres(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 2, prepare: env.DATABASE_PREPARE });
+  const handle = connectPostgres(env.DATABASE_URL, {
+    max: env.WORKER_CONCURRENCY + 2,
+    prepare: env.DATABASE_PREPARE,
+    statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    applicationName: "webhook-ledger worker",
+  });
   const settings = workerSettingsFromEnv(env, "worker");
   const worker = createWorker({
     getDb: () => Promise.resolve(handle.db),
@@ -22,18 +29,10 @@ async function main() {
     log: (m) => console.log(`[worker] ${m}`),
     listen: (onWake) => handle.listen!(WAKE_CHANNEL, onWake),
   });
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`[worker] ${signal}: finishing in-flight work`);
-    void worker
-      .stop()
-      .then(() => handle.close())
-      .then(() => process.exit(0));
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[worker] ${m}`) });
+  lifecycle.onStop("work", "worker", () => worker.stop());
+  lifecycle.onStop("connections", "database pool", () => handle.close());
+  exitOnSignals(lifecycle);
   worker.start();
   console.log(`[worker] ${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`);
 }

@@ -11,7 +11,10 @@ export interface Worker {
   stop(): Promise<void>;
   /** Ask idle loops to look for work now (a claim in this process, or a NOTIFY from another). */
   wake(): void;
-  /** The fast path: process one just-claimed event now, if no other worker has it. */
+  /**
+   * The fast path: process one just-claimed event now, if no other worker has it, the worker is running,
+   * and fewer than `fastPathConcurrency` are in progress (else the loops take it; it is committed).
+   */
   processClaimed(key: EventKey): Promise<Processed | undefined>;
 }
 
@@ -34,7 +37,8 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
   const loops: Promise<void>[] = [];
   let reaper: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
-  const ctx = { policy: settings.policy, handlers: settings.handlers, log };
+  const ctx = { policy: settings.policy, handlers: settings.handlers, log, statementTimeoutMs: settings.statementTimeoutMs };
+  const fastPath = new Set<Promise<unknown>>();
 
   const wake = () => {
     const waiting = sleepers;
@@ -98,16 +102,29 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
       running = false;
       clearInterval(reaper);
       wake();
-      await Promise.all(loops.splice(0));
+      // Each loop finishes (settles or records) the batch it holds; so does each fast-path event.
+      await Promise.all([...loops.splice(0), ...fastPath]);
       await unlisten?.().catch(() => {});
     },
     wake,
     async processClaimed(key) {
-      const db = await getDb();
-      const leased = await leaseOne(db, key, { workerId: settings.workerId, leaseMs: settings.leaseMs, statuses: ["claimed"] });
-      if (!leased) return undefined;
-      const [result] = await processLeased(db, [leased], ctx);
-      return result;
+      if (!running || fastPath.size >= settings.fastPathConcurrency) {
+        if (running) wake();
+        return undefined;
+      }
+      const work = (async () => {
+        const db = await getDb();
+        const leased = await leaseOne(db, key, { workerId: settings.workerId, leaseMs: settings.leaseMs, statuses: ["claimed"] });
+        if (!leased) return undefined;
+        const [result] = await processLeased(db, [leased], ctx);
+        return result;
+      })();
+      fastPath.add(work);
+      try {
+        return await work;
+      } finally {
+        fastPath.delete(work);
+      }
     },
   };
 }

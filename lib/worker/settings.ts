@@ -9,6 +9,10 @@ export interface WorkerSettings {
   batchSize: number;
   leaseMs: number;
   pollMs: number;
+  /** Fast-path events processed at once, at most; past it the event waits for a loop (it is committed). */
+  fastPathConcurrency: number;
+  /** A worker transaction's statement bound, longer than the pool's. */
+  statementTimeoutMs: number;
   policy: RetryPolicy;
   handlers: HandlerLookup;
 }
@@ -20,6 +24,8 @@ export function workerSettingsFromEnv(env: Env, role: string): WorkerSettings {
     batchSize: env.WORKER_BATCH_SIZE,
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
+    fastPathConcurrency: env.FAST_PATH_CONCURRENCY,
+    statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
     policy: { maxAttempts: env.WORKER_MAX_ATTEMPTS, backoffBaseMs: env.WORKER_BACKOFF_BASE_MS, backoffMaxMs: env.WORKER_BACKOFF_MAX_MS },
     handlers: handlerLookup(),
   };

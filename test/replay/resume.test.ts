@@ -64,13 +64,42 @@ describe("replay runs survive their process", () => {
     api = await startFakeApi(stripeRoute(storyEvents(120), STRIPE_KEY));
     const dead = await createReplayRunAs({ db, who: "cli:ops", input: { source: "stripe", since: SINCE, until: UNTIL }, lease: { owner: "cli@gone:123", leaseMs: 60_000 } });
     const host = testHost(db, apiConfig({ stripe: api.url }), { owner: "app" });
-    await expect(takeReplayRun(db, dead.id, host.lease)).rejects.toThrow(new ConflictError(`replay run ${dead.id} is being driven by cli@gone:123 (lease until ${dead.leaseExpiresAt!.toISOString()})`));
+    await expect(takeReplayRun(db, dead.id, host.lease)).rejects.toThrow(ConflictError);
+    await expect(takeReplayRun(db, dead.id, host.lease)).rejects.toThrow(`replay run ${dead.id} is being driven by ${dead.leaseOwner} (lease until ${dead.leaseExpiresAt!.toISOString()})`);
+    expect(dead.leaseOwner).toMatch(/^cli@gone:123#[0-9a-f]{8}$/);
     expect(await listOrphanedRuns(db)).toEqual([]);
     expect(await resumeOrphanedRuns(host)).toEqual([]);
 
     await db.execute(sql`update replay_run set lease_expires_at = now() - interval '1 second' where id = ${dead.id}`);
     expect(await resumeOrphanedRuns(host)).toEqual([dead.id]);
     expect(await getReplayRun(db, dead.id)).toMatchObject({ status: "succeeded", fetched: 120, new: 120, leaseOwner: null });
+  });
+
+  it("[replay] a process whose own lease lapsed mid-page cannot drive the run twice: a new drive takes it, the first stops, every page counts once", async () => {
+    const events = storyEvents(300);
+    const missing = events.filter((_, i) => i % 3 === 0).map((e) => e.id);
+    await seedLedger(db, "stripe", events.filter((_, i) => i % 3 !== 0));
+    api = await startFakeApi(stripeRoute(events, STRIPE_KEY));
+    const page2 = events[300 - 100]!.id;
+    let stalled = 0;
+    let unstall!: () => void;
+    const resume = new Promise<void>((r) => (unstall = r));
+    // The first request for page 2 stalls (a long GC pause, a slow provider) past the run's lease.
+    api.fault = async (req) => {
+      if (req.query.get("starting_after") === page2 && stalled++ === 0) await resume;
+      return undefined;
+    };
+    const host = testHost(db, apiConfig({ stripe: api.url }), { owner: "app@one-process" });
+    const first = replay(host, { source: "stripe", since: SINCE, until: UNTIL });
+    await until(() => stalled > 0);
+    await db.execute(sql`update replay_run set lease_expires_at = now() - interval '1 second' where status = 'running'`);
+    // The same process's resumer sees a lapsed lease and drives the run with a lease of its own.
+    const [id] = await resumeOrphanedRuns(host);
+    unstall();
+    const stale = await first;
+    expect(stale.interrupted).toBe(true);
+    expect(await getReplayRun(db, id!)).toMatchObject({ status: "succeeded", fetched: 300, pages: 3, new: missing.length, duplicates: 300 - missing.length });
+    expect(await query(db, sql`select count(*)::int as n from webhook_event where via = 'replay'`)).toEqual([{ n: missing.length }]);
   });
 
   it("[replay] a run that loses its lease mid-page writes nothing for that page: its claims roll back with its counts", async () => {

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
-import { claimOne } from "@/test/claim";
+import { claimEvents } from "@/lib/intake/claim";
+import { describeDelivery } from "@/lib/intake/describe";
 import { leaseDue } from "@/lib/ledger/lease";
-import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { processLeased, type Processed } from "@/lib/ledger/process";
-import { PROVIDERS, type Source } from "@/lib/providers";
+import type { Source } from "@/lib/providers";
 import type { WorkerSettings } from "@/lib/worker/settings";
 
 export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings {
@@ -15,20 +15,20 @@ export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings
     batchSize: 50,
     leaseMs: 30_000,
     pollMs: 20,
+    fastPathConcurrency: 4,
+    statementTimeoutMs: 30_000,
     policy: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 5 },
     handlers: handlerLookup(),
     ...over,
   };
 }
 
-/** Claims a payload as the receiver would (describe + ingest), skipping only the signature. */
+/** Claims a payload as the receiver would (the edge's describe, then the claim), skipping only the signature. */
 export async function claim(db: Db, source: Source, payload: unknown, headers: Record<string, string> = {}): Promise<boolean> {
-  const h = new Headers(headers);
-  const described = PROVIDERS[source].describe(payload, h);
+  const described = describeDelivery({ source, payload, rawBody: JSON.stringify(payload), headers: new Headers(headers), via: "provider" });
   if (!described.ok) throw new Error(described.reason);
-  const { eventId, eventType, entity } = described.event;
-  const { claimed } = await claimOne(db, { source, eventId, eventType, rawBody: JSON.stringify(payload), headers, entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version, subjectIds: extractSubjectIds(payload) });
-  return claimed;
+  const [result] = await claimEvents(db, [described.claim]);
+  return result!.claimed;
 }
 
 /** Leases and processes until nothing is due (failed events with backoff are waited for). */

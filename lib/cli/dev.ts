@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type * as NextEnv from "@next/env";
+import { acquirePgliteLock } from "@/db/pglite-lock";
+import { EnvSchema } from "@/lib/env";
+import type { Source } from "@/lib/providers/types";
+
+/**
+ * `npm run dev`: `next dev` on the embedded database. After a quick start it uses that one's demo
+ * webhook secrets and admin (.data/demo.json), so its signed demo deliveries verify here too.
+ * While another process (the quick start's server) holds the database, it says so and does not start.
+ */
+const DEMO_FILE = ".data/demo.json";
+const SECRET_ENV: Record<Source, string> = {
+  stripe: "STRIPE_WEBHOOK_SECRET", github: "GITHUB_WEBHOOK_SECRET", shopify: "SHOPIFY_WEBHOOK_SECRET",
+  paddle: "PADDLE_WEBHOOK_SECRET", slack: "SLACK_SIGNING_SECRET", standard: "STANDARD_WEBHOOK_SECRET",
+};
+
+interface Demo {
+  adminEmail: string;
+  adminPassword: string;
+  secrets: Partial<Record<Source, string>>;
+}
+
+function main() {
+  // The .env files first (as `next dev` reads them), so what they set wins over the demo's values.
+  const { loadEnvConfig } = createRequire(import.meta.url)("@next/env") as typeof NextEnv;
+  loadEnvConfig(process.cwd(), true, { info: () => {}, error: console.error });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (!env.DATABASE_URL) {
+    const dir = EnvSchema.shape.PGLITE_DIR.parse(env.PGLITE_DIR);
+    // Only a check (released at once): the dev server takes the lock itself when it opens the database.
+    if (existsSync(path.dirname(path.resolve(dir)))) acquirePgliteLock(dir).release();
+    if (existsSync(DEMO_FILE)) {
+      const demo = JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
+      for (const [source, key] of Object.entries(SECRET_ENV)) env[key] ??= demo.secrets[source as Source];
+      env.ADMIN_EMAIL ??= demo.adminEmail;
+      env.ADMIN_PASSWORD ??= demo.adminPassword;
+      console.log(`[dev] using the quick start's demo webhook secrets and admin from ${DEMO_FILE}`);
+    }
+  }
+  const child = spawn("node_modules/.bin/next", ["dev", "-H", "127.0.0.1", ...process.argv.slice(2)], { stdio: "inherit", env });
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+try {
+  main();
+} catch (err) {
+  console.error("[dev]", err instanceof Error ? err.message : err);
+  process.exit(1);
+}
