@@ -1,0 +1,383 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { sql as dsql } from "drizzle-orm";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
+import postgres, { type Sql } from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectPglite, rowsOf } from "@/db/client";
+import { migratePglite, migratePostgresFolder, MIGRATIONS_FOLDER } from "@/db/migrate";
+import { NO_TRANSACTION_MARKER, readMigrationSteps } from "@/db/migrate-steps";
+
+const base = new URL(inject("databaseUrl"));
+const admin = postgres(base.toString(), { max: 1, onnotice: () => {} });
+const databases: string[] = [];
+const tempDirs: string[] = [];
+
+afterAll(async () => {
+  for (const name of databases) await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function freshDatabase(suffix: string): Promise<string> {
+  const name = `${base.pathname.slice(1)}_${suffix}`;
+  await admin.unsafe(`create database ${name}`);
+  databases.push(name);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function connect(url: string): Sql {
+  return postgres(url, { max: 1, onnotice: () => {} });
+}
+
+interface JournalEntry {
+  idx: number;
+  version: string;
+  when: number;
+  tag: string;
+  breakpoints: boolean;
+}
+const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
+  version: string;
+  dialect: string;
+  entries: JournalEntry[];
+};
+const tags = journal.entries.map((e) => e.tag);
+const tagsAfter = (tag: string) => tags.slice(tags.indexOf(tag) + 1);
+
+/** A migrations folder holding the real migrations up to `lastTag`, optionally with some files' text replaced. */
+function migrationsUpTo(lastTag: string, replace: Record<string, string> = {}): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ledger-migrations-"));
+  tempDirs.push(dir);
+  mkdirSync(path.join(dir, "meta"));
+  const entries = journal.entries.slice(0, tags.indexOf(lastTag) + 1);
+  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
+  for (const { tag } of entries) {
+    const file = `${tag}.sql`;
+    if (replace[tag] !== undefined) writeFileSync(path.join(dir, file), replace[tag]);
+    else copyFileSync(path.join(MIGRATIONS_FOLDER, file), path.join(dir, file));
+  }
+  return dir;
+}
+
+/** A migrations folder of made-up migrations. */
+function fixtureMigrations(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ledger-migrations-"));
+  tempDirs.push(dir);
+  mkdirSync(path.join(dir, "meta"));
+  const entries = Object.keys(files).map((tag, idx) => ({ idx, version: "7", when: 1_000 + idx, tag, breakpoints: true }));
+  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries }));
+  for (const [tag, text] of Object.entries(files)) writeFileSync(path.join(dir, `${tag}.sql`), text);
+  return dir;
+}
+
+// 0004 as drizzle-kit generated it, and as databases migrated before this change applied it.
+const PLAIN_0004 =
+  'CREATE INDEX "webhook_event_type_idx" ON "webhook_event" USING btree ("event_type","received_at","event_id","source");--> statement-breakpoint\n' +
+  'CREATE INDEX "webhook_event_status_idx" ON "webhook_event" USING btree ("status","received_at","event_id","source","event_type");';
+
+const TYPE_IDX_DEF = "CREATE INDEX webhook_event_type_idx ON public.webhook_event USING btree (event_type, received_at, event_id, source)";
+const STATUS_IDX_DEF =
+  "CREATE INDEX webhook_event_status_idx ON public.webhook_event USING btree (status, received_at, event_id, source, event_type)";
+
+interface IndexRow {
+  name: string;
+  oid: number;
+  valid: boolean;
+  ready: boolean;
+  unique: boolean;
+  def: string;
+}
+
+async function consoleIndexes(db: Sql): Promise<Record<string, IndexRow>> {
+  const rows = await db<IndexRow[]>`
+    select c.relname as name, c.oid::int as oid, i.indisvalid as valid, i.indisready as ready, i.indisunique as unique,
+           pg_get_indexdef(c.oid) as def
+    from pg_index i
+    join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = 'webhook_event'::regclass
+      and c.relname in ('webhook_event_type_idx', 'webhook_event_status_idx')
+  `;
+  return Object.fromEntries(rows.map((r) => [r.name, { ...r }]));
+}
+
+async function recorded(db: Sql): Promise<{ id: number; hash: string; created_at: string }[]> {
+  return [...(await db<{ id: number; hash: string; created_at: string }[]>`
+    select id, hash, created_at
+    from drizzle.__drizzle_migrations
+    order by id
+  `)];
+}
+
+describe("migration steps", () => {
+  it("[migrate] the migrations that build indexes on the ledger's big tables after 0003 build them concurrently", () => {
+    const bigTables = new Set(["webhook_event", "webhook_delivery", "webhook_attempt", "entity_transition"]);
+    const steps = readMigrationSteps(MIGRATIONS_FOLDER);
+    expect(steps.map((s) => s.tag)).toEqual(tags);
+    const builds = steps.slice(tags.indexOf("0003_replay") + 1).flatMap((step) =>
+      step.statements.flatMap((statement) => {
+        const code = statement.replace(/--[^\n]*/g, " ");
+        const create = [...code.matchAll(/\bCREATE\s+(?:UNIQUE\s+)?INDEX\b[\s\S]*?\bON\s+(?:ONLY\s+)?(?:"?\w+"?\.)?"?(\w+)"?/gi)];
+        const reindex = [...code.matchAll(/\bREINDEX\b[^;]*?"?(\w+)"?\s*(?:;|$)/gi)];
+        return [...create, ...reindex].map((m) => ({
+          tag: step.tag,
+          table: m[1]!,
+          reindex: /^REINDEX/i.test(m[0]),
+          concurrent: /\bCONCURRENTLY\b/i.test(m[0]),
+          transactional: step.transactional,
+        }));
+      }),
+    );
+    expect(builds.length).toBeGreaterThanOrEqual(2);
+    // A REINDEX names an index or a table: every one is held to the rule.
+    for (const build of builds.filter((b) => b.reindex || bigTables.has(b.table)))
+      expect(build, `${build.tag} builds an index on ${build.table}`).toMatchObject({ concurrent: true, transactional: false });
+  });
+
+  it("[migrate] refuses CONCURRENTLY without the marker, and a concurrent build that a re-run could not heal", () => {
+    const unmarked = fixtureMigrations({ "0000_x": 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "x_idx" ON "t" ("a");' });
+    expect(() => readMigrationSteps(unmarked)).toThrow(/0000_x uses CONCURRENTLY/);
+    const noIfNotExists = fixtureMigrations({ "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY "x_idx" ON "t" ("a");` });
+    expect(() => readMigrationSteps(noIfNotExists)).toThrow(/"x_idx" concurrently without naming it and IF NOT EXISTS/);
+    const unnamed = fixtureMigrations({ "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY ON "t" ("a");` });
+    expect(() => readMigrationSteps(unnamed)).toThrow(/builds an index concurrently without naming it/);
+    const commentOnly = fixtureMigrations({ "0000_x": "-- not CONCURRENTLY: small table\nCREATE INDEX \"x_idx\" ON \"t\" (\"a\");" });
+    expect(readMigrationSteps(commentOnly)[0]?.transactional).toBe(true);
+  });
+});
+
+describe("migrator on PostgreSQL", () => {
+  it("[migrate] a fresh database gets every migration, recorded as drizzle records it, with valid indexes; a second run is a no-op", async () => {
+    const url = await freshDatabase("cc_fresh");
+    expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tags);
+    const db = connect(url);
+    try {
+      const expected = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m, n) => ({ id: n + 1, hash: m.hash, created_at: String(m.folderMillis) }));
+      expect(await recorded(db)).toEqual(expected);
+      const indexes = await consoleIndexes(db);
+      expect(indexes.webhook_event_type_idx).toMatchObject({ valid: true, ready: true, unique: false, def: TYPE_IDX_DEF });
+      expect(indexes.webhook_event_status_idx).toMatchObject({ valid: true, ready: true, unique: false, def: STATUS_IDX_DEF });
+      const [invalid] = await db<{ n: number }[]>`select count(*)::int as n from pg_index where not indisvalid`;
+      expect(invalid?.n).toBe(0);
+      const [gin] = await db<{ options: string[] }[]>`select reloptions as options from pg_class where relname = 'webhook_event_subject_ids_idx'`;
+      expect(gin?.options).toEqual(["fastupdate=off"]);
+
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual([]);
+      expect(await recorded(db)).toEqual(expected);
+      expect(await consoleIndexes(db)).toEqual(indexes);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("[migrate] takes over from drizzle's migrator, and leaves a database that applied the plain 0004 as it is", async () => {
+    const fromDrizzle = await freshDatabase("cc_drizzle");
+    const plain = await freshDatabase("cc_plain");
+    for (const [url, folder] of [
+      [fromDrizzle, migrationsUpTo("0003_replay")],
+      [plain, migrationsUpTo(tags.at(-1)!, { "0004_console_indexes": PLAIN_0004 })],
+    ] as const) {
+      const client = connect(url);
+      try {
+        await drizzleMigrate(drizzle(client), { migrationsFolder: folder });
+      } finally {
+        await client.end();
+      }
+    }
+
+    expect(await migratePostgresFolder(fromDrizzle, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0003_replay"));
+    // drizzle compares only created_at with the last one recorded, never a hash: the edited 0004 is not re-run.
+    expect(await migratePostgresFolder(plain, MIGRATIONS_FOLDER)).toEqual([]);
+    for (const url of [fromDrizzle, plain]) {
+      const db = connect(url);
+      try {
+        const rows = await recorded(db);
+        expect(rows.map((r) => [r.id, r.created_at])).toEqual(journal.entries.map((e, n) => [n + 1, String(e.when)]));
+        expect(Object.values(await consoleIndexes(db)).map((i) => [i.def, i.valid])).toEqual(
+          expect.arrayContaining([[TYPE_IDX_DEF, true], [STATUS_IDX_DEF, true]]),
+        );
+      } finally {
+        await db.end();
+      }
+    }
+  });
+
+  it("[migrate] an INVALID index left by a failed concurrent build is dropped and built again", async () => {
+    const url = await freshDatabase("cc_invalid");
+    await migratePostgresFolder(url, migrationsUpTo("0003_replay"));
+    const db = connect(url);
+    try {
+      await db`
+        insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
+        values ('stripe', 'evt_1', 'invoice.paid', '{}', '{}', '{}'),
+               ('stripe', 'evt_2', 'invoice.paid', '{}', '{}', '{}')
+      `;
+      // What a build cut short leaves behind: an index of the migration's name, INVALID.
+      await expect(db.unsafe(`CREATE UNIQUE INDEX CONCURRENTLY "webhook_event_type_idx" ON "webhook_event" ("event_type")`)).rejects.toMatchObject({ code: "23505" });
+      expect((await consoleIndexes(db)).webhook_event_type_idx).toMatchObject({ valid: false, unique: true });
+
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0003_replay"));
+      const indexes = await consoleIndexes(db);
+      expect(indexes.webhook_event_type_idx).toMatchObject({ valid: true, ready: true, unique: false, def: TYPE_IDX_DEF });
+      expect(indexes.webhook_event_status_idx).toMatchObject({ valid: true, def: STATUS_IDX_DEF });
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe("claims during an index build on a seeded ledger", () => {
+  // Enough rows, with the builds held to one process and little sort memory, that each build takes seconds.
+  const ROWS = 1_000_000;
+  let url: string;
+  let monitor: Sql;
+  let claimer: Sql;
+
+  beforeAll(async () => {
+    url = await freshDatabase("cc_seeded");
+    const name = new URL(url).pathname.slice(1);
+    await admin.unsafe(`alter database ${name} set max_parallel_maintenance_workers = 0`);
+    await admin.unsafe(`alter database ${name} set maintenance_work_mem = '1MB'`);
+    await migratePostgresFolder(url, migrationsUpTo("0003_replay"));
+    monitor = connect(url);
+    claimer = connect(url);
+    await monitor`
+      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at)
+      select 'stripe',
+             'evt_seed_' || lpad(g::text, 20, '0'),
+             (array['invoice.paid', 'customer.subscription.updated', 'charge.refunded', 'invoice.payment_failed'])[1 + g % 4],
+             '{}', '{}', '{}',
+             case when g % 10 = 0 then 'failed' else 'settled' end,
+             timestamptz '2026-01-01' + (g::bigint * 7919 % ${ROWS}) * interval '1 second'
+      from generate_series(1, ${ROWS}) g
+    `;
+    await monitor`analyze webhook_event`;
+  }, 180_000);
+
+  afterAll(async () => {
+    await monitor?.end();
+    await claimer?.end();
+  });
+
+  /** The index build on webhook_event in progress, if any. */
+  async function buildInProgress(): Promise<{ command: string; phase: string; index: string | null } | undefined> {
+    const [row] = await monitor<{ command: string; phase: string; index: string | null }[]>`
+      select p.command, p.phase, c.relname as index
+      from pg_stat_progress_create_index p
+      left join pg_class c on c.oid = p.index_relid
+      where p.datname = current_database()
+        and p.relid = 'webhook_event'::regclass
+    `;
+    return row;
+  }
+
+  async function waitForBuilding(): Promise<{ command: string; index: string | null }> {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const build = await buildInProgress();
+      if (build?.phase.startsWith("building index")) return build;
+      if (Date.now() > until) throw new Error("no index build on webhook_event reached its build phase");
+      await sleep(5);
+    }
+  }
+
+  /** The claim (lib/intake/claim.ts) as one plain statement: the ledger row, which is the lock, and the delivery row. */
+  async function claim(eventId: string, eventType: string): Promise<boolean> {
+    const [row] = await claimer.begin(async (tx) => {
+      await tx`set local lock_timeout = '200ms'`;
+      return tx<{ claimed: boolean }[]>`
+        with claim as (
+          insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, subject_ids, via, next_trigger)
+          values ('stripe', ${eventId}, ${eventType}, '{"object":"event"}'::jsonb, '{"object":"event"}', '{}'::jsonb, '{cus_1}', 'provider', 'auto')
+          on conflict (source, event_id) do nothing
+          returning source, event_id
+        )
+        insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
+        select 'stripe', ${eventId}, 'provider', exists (select 1 from claim), false
+        returning claimed
+      `;
+    });
+    return row?.claimed === true;
+  }
+
+  it("[migrate] a claim completes while an index on webhook_event is being built concurrently", async () => {
+    let finished = false;
+    const migration = migratePostgresFolder(url, MIGRATIONS_FOLDER).finally(() => {
+      finished = true;
+    });
+    try {
+      const build = await waitForBuilding();
+      expect(await claim("evt_during_build", "invoice.payment_succeeded")).toBe(true);
+      expect(finished).toBe(false);
+      expect(build).toMatchObject({ command: "CREATE INDEX CONCURRENTLY", index: "webhook_event_type_idx" });
+      expect(await buildInProgress()).toMatchObject({ command: "CREATE INDEX CONCURRENTLY" });
+    } finally {
+      await migration;
+    }
+
+    expect(await migration).toEqual(tagsAfter("0003_replay"));
+    const indexes = await consoleIndexes(monitor);
+    expect(indexes.webhook_event_type_idx).toMatchObject({ valid: true, def: TYPE_IDX_DEF });
+    expect(indexes.webhook_event_status_idx).toMatchObject({ valid: true, def: STATUS_IDX_DEF });
+    // The build's validation pass took in the row claimed mid-build: the index finds it.
+    const [found] = await monitor.begin(async (tx) => {
+      await tx`set local enable_seqscan = off`;
+      return tx<{ n: number }[]>`select count(*)::int as n from webhook_event where event_type = 'invoice.payment_succeeded'`;
+    });
+    expect(found?.n).toBe(1);
+  });
+
+  it("[migrate] a plain CREATE INDEX of the same kind makes that claim wait (lock_timeout 200 ms: 55P03)", async () => {
+    const builder = connect(url);
+    try {
+      // execute(): a postgres.js query otherwise waits to be awaited before it is sent.
+      const plainBuild = builder
+        .unsafe(`
+          CREATE INDEX "webhook_event_type_plain_idx"
+          ON "webhook_event" USING btree ("event_type", "received_at", "event_id", "source")
+        `)
+        .execute();
+      expect(await waitForBuilding()).toMatchObject({ command: "CREATE INDEX" });
+      await expect(claim("evt_during_plain_build", "invoice.paid")).rejects.toMatchObject({ code: "55P03" });
+      expect(await buildInProgress()).toMatchObject({ command: "CREATE INDEX" });
+      await plainBuild;
+      await builder`drop index "webhook_event_type_plain_idx"`;
+    } finally {
+      await builder.end();
+    }
+  });
+});
+
+describe("migrator on PGlite", () => {
+  it("[pglite] migratePglite applies every migration, builds the console indexes, and is a no-op the second time", async () => {
+    const handle = await connectPglite("memory://");
+    try {
+      await migratePglite(handle);
+      const count = async () => rowsOf<{ n: number }>(await handle.db.execute(dsql`select count(*)::int as n from drizzle.__drizzle_migrations`))[0]?.n;
+      expect(await count()).toBe(tags.length);
+      const indexes = rowsOf<{ name: string; valid: boolean }>(
+        await handle.db.execute(dsql`
+          select c.relname as name, i.indisvalid as valid
+          from pg_index i
+          join pg_class c on c.oid = i.indexrelid
+          where c.relname in ('webhook_event_type_idx', 'webhook_event_status_idx')
+          order by c.relname
+        `),
+      );
+      expect(indexes).toEqual([
+        { name: "webhook_event_status_idx", valid: true },
+        { name: "webhook_event_type_idx", valid: true },
+      ]);
+      await migratePglite(handle);
+      expect(await count()).toBe(tags.length);
+    } finally {
+      await handle.close();
+    }
+  });
+});
