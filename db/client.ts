@@ -60,6 +60,9 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     max: opts.max ?? 10,
     connect_timeout: opts.connectTimeoutSeconds ?? 5,
     onnotice: () => {},
+    // postgres.js's default reconnect delay grows with failures counted across the whole pool, up to 20 s
+    // per attempt: after a restart under load the app stayed unavailable for a minute. Cap it at 1 s.
+    backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
     // Startup parameters: a stalled lock or a forgotten transaction ends on the server, not only here.
     connection: {
       application_name: opts.applicationName ?? "webhook-ledger",
