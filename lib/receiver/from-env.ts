@@ -1,6 +1,7 @@
 import { getClaimDb } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
+import { connectDedupCache } from "@/lib/intake/dedup-cache";
 import { secretsFromEnv } from "@/lib/providers";
 import type { ReceiverDeps } from "./receive";
 
@@ -21,6 +22,9 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       claimMode: env.CLAIM_MODE,
     },
     log: (message, err) => console.error(message, describeError(err)),
+    dedup: env.DEDUP_CACHE_URL
+      ? connectDedupCache({ url: env.DEDUP_CACHE_URL, ttlSeconds: env.DEDUP_CACHE_TTL_SECONDS, log: (m) => console.error(`[dedup-cache] ${m}`) })
+      : undefined,
   };
   return deps;
 }

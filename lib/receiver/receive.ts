@@ -1,6 +1,7 @@
 import type { Db } from "@/db/client";
 import { describeError, isDataError, UnavailableError, ValidationError } from "@/lib/errors";
 import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
+import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
 import { jsonDepthExceeds } from "@/lib/intake/json";
 import { safeEqualStrings } from "@/lib/providers/crypto";
@@ -25,6 +26,8 @@ export interface ReceiverDeps {
   /** Unix seconds; injectable for tests of the tolerance window. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
+  /** Optional Redis in front of the ledger (DEDUP_CACHE_URL): a retry of a committed claim answers from it. */
+  dedup?: DedupCache;
 }
 
 export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" | "unavailable";
@@ -42,6 +45,8 @@ export interface ReceiveAnswer {
   /** Extra response headers (Retry-After on a 503). */
   headers?: Record<string, string>;
   outcome: ReceiveOutcome;
+  /** Answered from the dedup cache, without a claim statement (so without a webhook_delivery row). */
+  cached?: boolean;
   /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
   work?: { source: Source; eventId: string };
 }
@@ -113,10 +118,15 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   const described = describeDelivery({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
   if (!described.ok) return reject(400, described.reason);
   const { eventId } = described.claim;
+  // Shadow mode must reach the ledger: a duplicate there may be processed again.
+  const dedup = config.claimMode === "enforce" ? deps.dedup : undefined;
+  if (dedup && (await dedup.seen(source, eventId)))
+    return { status: 200, body: { received: true, duplicate: true }, outcome: "duplicate", cached: true };
 
   try {
     const db = await withDeadline(deps.getDb(), config.claim.timeoutMs ?? 2000);
     const { claimed, reprocessed } = await claimBatched(db, described.claim, config.claim);
+    dedup?.mark(source, eventId); // only now: the claim (or the row it found) is committed
     return {
       status: 200,
       body: { received: true, duplicate: !claimed },

@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectDedupCache, type DedupCache } from "@/lib/intake/dedup-cache";
+import { setupTestDb } from "../db";
+import { startThrowawayRedis } from "../faults/redis";
+import { stripeInvoicePaidEvent } from "../fixtures/stripe";
+import { startReceiverServer } from "../receiver/http-server";
+import { depsFor } from "../receiver/harness";
+import { signStripe, TEST_SECRETS } from "../sign";
+import { query } from "../worker/helpers";
+
+const { db } = setupTestDb();
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const body = (id: string) => JSON.stringify(stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_${id}`, customerId: "cus_Storm000001", amount: 100 }));
+
+async function post(url: string, id: string): Promise<{ status: number; duplicate?: boolean }> {
+  const d = signStripe(body(id), TEST_SECRETS.stripe);
+  const res = await fetch(`${url}/api/webhooks/stripe`, { method: "POST", headers: d.headers, body: d.body });
+  const json = (await res.json()) as { duplicate?: boolean };
+  return { status: res.status, duplicate: json.duplicate };
+}
+
+describe("the Redis short-circuit in front of the ledger", () => {
+  it("[dedup-cache] a retry storm is answered from Redis after the claim committed; Redis killed mid-storm loses nothing and every answer stays correct", async () => {
+    const redis = await startThrowawayRedis();
+    cleanup.push(redis.kill);
+    const cache: DedupCache = connectDedupCache({ url: redis.url, ttlSeconds: 60, timeoutMs: 50 });
+    cleanup.push(() => cache.close());
+    const server = await startReceiverServer({ ...depsFor(db), dedup: cache });
+    cleanup.push(server.close);
+
+    const ids = Array.from({ length: 20 }, (_, i) => `evt_storm_${i}`);
+    const firsts = await Promise.all(ids.map((id) => post(server.url, id)));
+    expect(firsts.every((r) => r.status === 200 && r.duplicate === false)).toBe(true);
+    await new Promise((r) => setTimeout(r, 100)); // the markers are fire-and-forget
+
+    // Round 1: every retry answers duplicate, and none reaches the ledger's delivery log.
+    const round1 = await Promise.all(ids.flatMap((id) => [post(server.url, id), post(server.url, id)]));
+    expect(round1.every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
+    expect(await query(db, sql`select count(*)::int as n from webhook_delivery`)).toEqual([{ n: 20 }]);
+
+    // Redis dies mid-storm: the same retries still answer duplicate, now from the ledger; new events still claim.
+    const storm = Promise.all(
+      Array.from({ length: 10 }, async (_, round) => {
+        const answers = await Promise.all([...ids.map((id) => post(server.url, id)), post(server.url, `evt_new_${round}`)]);
+        return answers;
+      }),
+    );
+    await redis.kill();
+    const rounds = await storm;
+    for (const answers of rounds) {
+      expect(answers.slice(0, 20).every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
+      expect(answers[20]).toEqual({ status: 200, duplicate: false });
+    }
+    const after = await Promise.all(ids.map((id) => post(server.url, id)));
+    expect(after.every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
+    expect(await query(db, sql`select count(*)::int as n from webhook_event`)).toEqual([{ n: 30 }]);
+    // With Redis gone, retries are recorded by the ledger again.
+    const [{ n }] = (await query(db, sql`select count(*)::int as n from webhook_delivery where not claimed`)) as [{ n: number }];
+    expect(n).toBeGreaterThanOrEqual(20);
+  });
+});
