@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, setLocalTimeouts, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
-import { describeError, isRetryableConflict } from "@/lib/errors";
+import { describeError, isRetryableConflict, sqlState } from "@/lib/errors";
 import { entityTransition } from "@/db/schema";
 import { applyEvent, type Applied } from "@/lib/handlers/dispatch";
 import type { HandlerLookup } from "@/lib/handlers/registry";
@@ -101,7 +101,7 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   );
   const failures = settled.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown);
   // After the first error every later statement fails with 25P02 (transaction aborted): report the cause.
-  if (failures.length > 0) throw failures.find((e) => !describeError(e).includes("25P02")) ?? failures[0];
+  if (failures.length > 0) throw failures.find((e) => sqlState(e) !== "25P02") ?? failures[0];
   return outcomes;
 }
 
@@ -129,7 +129,8 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
 
 /** Records a failed attempt, fenced on the lease: failed with backoff, or dead when the budget is spent. */
 async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: ProcessContext): Promise<Processed> {
-  const message = (err instanceof HandlerInputError ? err.message : describeError(err)).slice(0, 2000);
+  const reason = err instanceof HandlerInputError ? err.message : describeError(err);
+  const message = (event.intakeNote ? `${reason} (at intake: ${event.intakeNote})` : reason).slice(0, 2000);
   const key = { source: event.source, eventId: event.eventId };
   try {
     const [row] = rowsOf<{ status: "failed" | "dead" }>(

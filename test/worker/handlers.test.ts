@@ -15,6 +15,19 @@ const subscriptionRow = async () =>
   (await query<{ plan: string; status: string; version: string; updated_by_event: string; customer_id: string }>(db, sql`select plan, status, version::text, updated_by_event, customer_id from subscription`))[0];
 
 describe("stripe customer.subscription.*", () => {
+  it("[handlers] an update whose version is unusable (created past 2^53) is claimed with a note, and its failure says what was wrong at intake", async () => {
+    const odd = { ...sub("evt_far", 1000), created: 1e20 };
+    expect(await claim(db, "stripe", odd)).toBe(true);
+    expect(await query(db, sql`select intake_note, entity_version from webhook_event`)).toEqual([
+      { intake_note: "version unusable: event.created 100000000000000000000 is not an integer below 2^53", entity_version: null },
+    ]);
+    await drain(db, undefined, { maxRounds: 1 }).catch(() => undefined); // one attempt; the event backs off as failed
+    const [row] = await query<{ last_error: string }>(db, sql`select last_error from webhook_event`);
+    expect(row?.last_error).toBe(
+      "payload has no integer event.created (at intake: version unusable: event.created 100000000000000000000 is not an integer below 2^53)",
+    );
+  });
+
   it("[handlers] a created event writes the subscription at version event.created with the first item's price as plan", async () => {
     await claim(db, "stripe", sub("evt_a", 1000, { type: "customer.subscription.created", priceId: "price_Basic001", status: "trialing" }));
     const results = await drain(db);

@@ -103,6 +103,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
             <span className="muted">none</span>
           )}
           {e.entityVersion !== null && <span className="muted"> · version {e.entityVersion}</span>}
+          {e.intakeNote && <div className="error">At intake: {e.intakeNote}</div>}
         </dd>
         <dt>Signature verifies with the current secret</dt>
         <dd>
