@@ -1,5 +1,5 @@
 import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
-import { versionFromInteger } from "./time";
+import { versionFromInteger, versionOf } from "./time";
 import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
 
 export const slack: Provider = {
@@ -37,10 +37,10 @@ export const slack: Provider = {
     if (!eventType) return { ok: false, reason: "missing event type (payload.event.type)" };
     const channel = idAt(inner, "channel") ?? (isObject(inner) ? idAt(inner.item, "channel") : undefined);
     const time = payload.event_time;
-    const { version, note } = versionFromInteger(time, "event_time");
+    const version = versionOf(versionFromInteger(time, "event_time"));
     return {
       ok: true,
-      event: { eventId, eventType, entity: channel ? { type: "channel", id: channel, version, versionNote: note } : undefined },
+      event: { eventId, eventType, entity: channel ? { type: "channel", id: channel, ...version } : undefined },
     };
   },
 };

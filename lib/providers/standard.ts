@@ -1,6 +1,6 @@
 import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
 import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
-import { versionFromIso } from "./time";
+import { versionFromIso, versionOf } from "./time";
 
 /** The key is the base64 after `whsec_` (the spec's secret format); a bare base64 string also works. */
 function keyOf(secret: string): Buffer {
@@ -36,8 +36,8 @@ export const standard: Provider = {
     if (!eventType) return { ok: false, reason: "missing event type (payload.type)" };
     const data = isObject(payload) ? payload.data : undefined;
     const id = idAt(data, "id");
-    const { version, note } = versionFromIso(isObject(payload) ? payload.timestamp : undefined, "timestamp");
+    const version = versionOf(versionFromIso(isObject(payload) ? payload.timestamp : undefined, "timestamp"));
     const type = eventType.split(".")[0] ?? eventType;
-    return { ok: true, event: { eventId, eventType, entity: id ? { type, id, version, versionNote: note } : undefined } };
+    return { ok: true, event: { eventId, eventType, entity: id ? { type, id, ...version } : undefined } };
   },
 };

@@ -1,5 +1,5 @@
 import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
-import { versionFromInteger } from "./time";
+import { versionFromInteger, versionOf } from "./time";
 import { checkTolerance, idAt, isObject, type Provider } from "./types";
 
 export const stripe: Provider = {
@@ -27,13 +27,13 @@ export const stripe: Provider = {
     const objectType = idAt(object, "object");
     const objectId = idAt(object, "id");
     // The entity version is event.created: data.object.created never changes across updates.
-    const { version, note } = versionFromInteger(created, "event.created");
+    const version = versionOf(versionFromInteger(created, "event.created"));
     return {
       ok: true,
       event: {
         eventId,
         eventType,
-        entity: objectType && objectId ? { type: objectType, id: objectId, version, versionNote: note } : undefined,
+        entity: objectType && objectId ? { type: objectType, id: objectId, ...version } : undefined,
       },
     };
   },

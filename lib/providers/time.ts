@@ -42,4 +42,5 @@ export function versionFromInteger(value: unknown, field: string): VersionRead {
 }
 
 /** A VersionRead as EntityRef fields. */
-export const versionOf = (r: VersionRead): { version?: number; versionNote?: string } => ({ version: r.version, versionNote: r.note });
+export const versionOf = (r: VersionRead): { version?: number; versionNote?: string } =>
+  r.note !== undefined ? { versionNote: r.note } : r.version !== undefined ? { version: r.version } : {};
