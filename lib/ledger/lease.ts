@@ -15,13 +15,11 @@ interface LeaseRow {
   leased_at: string | Date;
   next_trigger: AttemptTrigger;
   next_actor: string | null;
-  entity_type: string | null;
-  entity_id: string | null;
   intake_note: string | null;
 }
 
 const RETURNING = sql`returning e.source, e.event_id, e.event_type, e.payload, e.attempts, e.attempts_base,
-  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, e.entity_type, e.entity_id, e.intake_note`;
+  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, e.intake_note`;
 
 function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
   return {
@@ -35,7 +33,6 @@ function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
     leasedAt: new Date(row.leased_at),
     trigger: row.next_trigger,
     actor: row.next_actor ?? workerId,
-    entityKey: row.entity_type && row.entity_id ? `${row.entity_type}/${row.entity_id}` : undefined,
     intakeNote: row.intake_note ?? undefined,
   };
 }

@@ -89,10 +89,10 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   const outcomes: Applied[] = new Array<Applied>(events.length);
   const chains = new Map<string, number[]>();
   events.forEach((e, i) => {
-    const key = e.entityKey ?? `event:${keyOf(e)}`;
+    const key = chainKey(e, ctx.handlers);
     chains.set(key, [...(chains.get(key) ?? []), i]);
   });
-  // Chains start in entity-key order, so concurrent batches take entity row locks in one order (no deadlock).
+  // Chains start in key order, so concurrent batches take the handlers' row locks in one order (no deadlock).
   const ordered = [...chains.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, chain]) => chain);
   const settled = await Promise.allSettled(
     ordered.map(async (chain) => {
@@ -103,6 +103,22 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   // After the first error every later statement fails with 25P02 (transaction aborted): report the cause.
   if (failures.length > 0) throw failures.find((e) => sqlState(e) !== "25P02") ?? failures[0];
   return outcomes;
+}
+
+/**
+ * The row a handler locks is the entity its `read` names (a delta on invoice.paid locks the customer's
+ * total, not the invoice the ledger filed it under), so chains are keyed by that. Events no handler
+ * takes, or whose payload the handler cannot read, lock nothing and form chains of their own.
+ */
+function chainKey(e: LeasedEvent, handlers: HandlerLookup): string {
+  const handler = handlers(e.source, e.eventType);
+  if (!handler) return `event:${keyOf(e)}`;
+  try {
+    const { entity } = handler.read(e);
+    return `${e.source}\u0000${entity.type}\u0000${entity.id}`;
+  } catch {
+    return `event:${keyOf(e)}`;
+  }
 }
 
 type Done = Applied & { event: LeasedEvent };

@@ -17,8 +17,6 @@ export interface LeasedEvent extends EventKey {
   leasedAt: Date;
   trigger: AttemptTrigger;
   actor: string;
-  /** The entity the receiver found in it, if any: events of one entity are applied in order. */
-  entityKey?: string;
   /** What the receiver found unusable in it (a version out of range): part of any failure's message. */
   intakeNote?: string;
 }
