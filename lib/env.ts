@@ -60,10 +60,29 @@ export const EnvSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   DEDUP_CACHE_TTL_SECONDS: int(60, 1),
+  /** Lets a replay tool post events for any source without a signature: a master key, so at least 32 characters. */
   REPLAY_TOKEN: z
     .string()
     .optional()
-    .transform((v) => (v && v.length > 0 ? v : undefined)),
+    .transform((v) => (v && v.length > 0 ? v : undefined))
+    .refine((v) => v === undefined || v.length >= 32, "REPLAY_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32)"),
+  /** Replay tokens scoped to one source each: "stripe:<token>,github:<token>", each at least 32 characters. */
+  REPLAY_TOKENS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: Record<string, string[]> = {};
+      for (const entry of (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+        const at = entry.indexOf(":");
+        const [source, token] = at > 0 ? [entry.slice(0, at), entry.slice(at + 1)] : ["", entry];
+        if (!source || token.length < 32) {
+          ctx.addIssue({ code: "custom", message: `REPLAY_TOKENS entries look like source:<token of at least 32 characters> (got one for "${source || "?"}")` });
+          continue;
+        }
+        (out[source] ??= []).push(token);
+      }
+      return out;
+    }),
   CLAIM_MODE: z.enum(["enforce", "shadow"]).default("enforce"),
   STRIPE_API_BASE: z.string().url().default("https://api.stripe.com"),
   STRIPE_API_KEY: optionalSecret,

@@ -2,6 +2,8 @@ import { getClaimDb } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { connectDedupCache } from "@/lib/intake/dedup-cache";
+import { confirmFromProviders } from "@/lib/replay/confirm";
+import { replayApiConfigFromEnv } from "@/lib/replay/sources";
 import { secretsFromEnv } from "@/lib/providers";
 import type { ReceiverDeps } from "./receive";
 
@@ -18,10 +20,11 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       maxBytes: env.WEBHOOK_MAX_BYTES,
       maxDepth: env.WEBHOOK_MAX_DEPTH,
       claim: { timeoutMs: env.WEBHOOK_CLAIM_TIMEOUT_MS, maxQueue: env.WEBHOOK_QUEUE_MAX, maxQueueBytes: env.WEBHOOK_QUEUE_MAX_BYTES },
-      replayToken: env.REPLAY_TOKEN,
+      replayTokens: { ...env.REPLAY_TOKENS, ...(env.REPLAY_TOKEN ? { "*": [env.REPLAY_TOKEN] } : {}) },
       claimMode: env.CLAIM_MODE,
     },
     log: (message, err) => console.error(message, describeError(err)),
+    confirmReplay: confirmFromProviders(replayApiConfigFromEnv(env)),
     dedup: env.DEDUP_CACHE_URL
       ? connectDedupCache({ url: env.DEDUP_CACHE_URL, ttlSeconds: env.DEDUP_CACHE_TTL_SECONDS, log: (m) => console.error(`[dedup-cache] ${m}`) })
       : undefined,

@@ -4,9 +4,17 @@ import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
 import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
 import { jsonDepthExceeds } from "@/lib/intake/json";
-import { safeEqualStrings } from "@/lib/providers/crypto";
 import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
+import type { ConfirmReplay } from "@/lib/replay/confirm";
 import { BodyTooLargeError, readBodyLimited } from "./body";
+import { ReplayTokenGuard, type ReplayTokens } from "./replay-token";
+
+const guards = new WeakMap<ReceiverConfig, ReplayTokenGuard>();
+const guardFor = (config: ReceiverConfig) => {
+  let guard = guards.get(config);
+  if (!guard) guards.set(config, (guard = new ReplayTokenGuard(config.replayTokens)));
+  return guard;
+};
 
 export interface ReceiverConfig {
   secrets: SecretsBySource;
@@ -14,7 +22,8 @@ export interface ReceiverConfig {
   maxBytes: number;
   /** JSON nesting deeper than this is refused (400) before any write. */
   maxDepth: number;
-  replayToken: string | undefined;
+  /** X-Replay-Token values allowed per source ("*": any source); none → the header is refused. */
+  replayTokens: ReplayTokens;
   claimMode: "enforce" | "shadow";
   /** The claim's bounds: answer within timeoutMs, hold at most maxQueue deliveries / maxQueueBytes. */
   claim: Pick<ClaimBatcherOptions, "timeoutMs" | "maxQueue" | "maxQueueBytes">;
@@ -26,6 +35,8 @@ export interface ReceiverDeps {
   /** Unix seconds; injectable for tests of the tolerance window. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
+  /** Where the provider can be asked, a replayed event is stored as the provider's own copy (lib/replay/confirm.ts). */
+  confirmReplay?: ConfirmReplay;
   /** Optional Redis in front of the ledger (DEDUP_CACHE_URL): a retry of a committed claim answers from it. */
   dedup?: DedupCache;
 }
@@ -88,8 +99,9 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   const replayHeader = request.headers.get("x-replay-token");
   let via: "provider" | "replay" = "provider";
   if (replayHeader !== null) {
-    if (!config.replayToken) return reject(401, "replay token refused: REPLAY_TOKEN is not set on this server");
-    if (!safeEqualStrings(replayHeader, config.replayToken)) return reject(401, "replay token mismatch");
+    const verdict = guardFor(config).check(source, replayHeader);
+    if (!verdict.ok)
+      return { ...reject(verdict.status, verdict.reason), headers: verdict.retryAfterSeconds ? { "retry-after": String(verdict.retryAfterSeconds) } : undefined };
     via = "replay";
   } else {
     const now = deps.now?.() ?? Math.floor(Date.now() / 1000);
@@ -115,9 +127,24 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   const handshake = provider.handshake?.(payload);
   if (handshake) return { status: 200, body: handshake, outcome: "handshake" };
 
-  const described = describeDelivery({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
+  let described = describeDelivery({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
   if (!described.ok) return reject(400, described.reason);
   const { eventId } = described.claim;
+  if (via === "replay" && deps.confirmReplay) {
+    let confirmed;
+    try {
+      confirmed = await deps.confirmReplay(source, eventId);
+    } catch (err) {
+      deps.log?.(`[webhooks] ${source}: could not confirm replayed ${eventId} with the provider`, err);
+      return { status: 503, body: { error: "could not confirm the replayed event with the provider, retry later" }, headers: { "retry-after": "5" }, outcome: "unavailable" };
+    }
+    if (confirmed?.found === false) return reject(422, `the provider has no event ${eventId}: a replay token brings back real events only`);
+    if (confirmed?.found) {
+      described = describeDelivery({ source, payload: confirmed.payload, rawBody: confirmed.rawBody, headers: request.headers, via, claimMode: config.claimMode });
+      if (!described.ok) return reject(400, `the provider's copy: ${described.reason}`);
+      if (described.claim.eventId !== eventId) return reject(422, `the provider's copy of ${eventId} has another id`);
+    }
+  }
   // Shadow mode must reach the ledger: a duplicate there may be processed again.
   const dedup = config.claimMode === "enforce" ? deps.dedup : undefined;
   if (dedup && (await dedup.seen(source, eventId)))

@@ -6,7 +6,7 @@ import { TEST_SECRETS, type Delivery } from "../sign";
 
 export function testConfig(over: Partial<ReceiverConfig> = {}): ReceiverConfig {
   const secrets = Object.fromEntries(SOURCES.map((s) => [s, [TEST_SECRETS[s]]])) as unknown as ReceiverConfig["secrets"];
-  return { secrets, toleranceSeconds: 300, maxBytes: 1024 * 1024, maxDepth: 64, claim: {}, replayToken: undefined, claimMode: "enforce", ...over };
+  return { secrets, toleranceSeconds: 300, maxBytes: 1024 * 1024, maxDepth: 64, claim: {}, replayTokens: {}, claimMode: "enforce", ...over };
 }
 
 export function depsFor(db: Db, over: Partial<ReceiverConfig> = {}): ReceiverDeps {

@@ -6,6 +6,7 @@ import { nowSeconds, signGithub, signPaddle, signShopify, signSlack, signStandar
 import { counts, depsFor, post } from "./harness";
 
 const { db } = setupTestDb();
+const REPLAY = "replay-token-0123456789abcdef-0123456789";
 const deps = depsFor(db);
 
 const stripeBody = (id = "evt_1RouteTest", created = 1_760_000_000) =>
@@ -180,8 +181,8 @@ describe("POST /api/webhooks/{source}", () => {
   });
 
   it("[receiver] a source whose secret is unset answers 404 even with a valid replay token", async () => {
-    const unconfigured = depsFor(db, { secrets: { ...depsFor(db).config.secrets, github: [] }, replayToken: "tok" });
-    const res = await post(unconfigured, "github", await signGithub("{}", TEST_SECRETS.github), { "x-replay-token": "tok" });
+    const unconfigured = depsFor(db, { secrets: { ...depsFor(db).config.secrets, github: [] }, replayTokens: { "*": [REPLAY] } });
+    const res = await post(unconfigured, "github", await signGithub("{}", TEST_SECRETS.github), { "x-replay-token": REPLAY });
     expect(res).toMatchObject({ status: 404, body: { error: 'source "github" is not configured' } });
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
   });
@@ -227,7 +228,7 @@ describe("POST /api/webhooks/{source}", () => {
     const unsigned = { body: stripeBody("evt_replayed"), headers: { "content-type": "application/json" } };
 
     it("[receiver] the right X-Replay-Token stands in for the signature and marks the row via replay", async () => {
-      const res = await post(depsFor(db, { replayToken: "replay-secret" }), "stripe", unsigned, { "x-replay-token": "replay-secret" });
+      const res = await post(depsFor(db, { replayTokens: { "*": [REPLAY] } }), "stripe", unsigned, { "x-replay-token": REPLAY });
       expect(res.status).toBe(200);
       const rows = rowsOf<{ via: string; headers: Record<string, string> }>(await db.execute(sql`select via, headers from webhook_event`));
       expect(rows).toHaveLength(1);
@@ -236,7 +237,7 @@ describe("POST /api/webhooks/{source}", () => {
     });
 
     it("[receiver] a wrong X-Replay-Token answers 401 and writes nothing", async () => {
-      const res = await post(depsFor(db, { replayToken: "replay-secret" }), "stripe", unsigned, { "x-replay-token": "replay-secreT" });
+      const res = await post(depsFor(db, { replayTokens: { "*": [REPLAY] } }), "stripe", unsigned, { "x-replay-token": `${REPLAY.slice(0, -1)}X` });
       expect(res).toMatchObject({ status: 401, body: { error: "replay token mismatch" } });
       expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
     });
@@ -244,7 +245,7 @@ describe("POST /api/webhooks/{source}", () => {
     it("[receiver] any X-Replay-Token is refused when REPLAY_TOKEN is unset, even on a signed delivery", async () => {
       const res = await post(deps, "stripe", signStripe(stripeBody(), TEST_SECRETS.stripe), { "x-replay-token": "" });
       expect(res.status).toBe(401);
-      expect(String(res.body.error)).toContain("REPLAY_TOKEN is not set");
+      expect(String(res.body.error)).toContain("no replay token is configured");
       expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
     });
   });

@@ -74,6 +74,13 @@ export function stripeRoute(events: readonly StripeEvent[], key: string) {
   const sorted = [...events].sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
   return (req: FakeRequest): FakeResponse => {
     if (req.headers.authorization !== `Bearer ${key}`) return unauthorized("Invalid API Key provided: sk_test_****");
+    const one = /^\/v1\/events\/([^/]+)$/.exec(req.path);
+    if (one) {
+      const event = sorted.find((e) => e.id === decodeURIComponent(one[1]!));
+      return event
+        ? { status: 200, body: event }
+        : { status: 404, body: { error: { message: `No such event: '${decodeURIComponent(one[1]!)}'`, type: "invalid_request_error" } } };
+    }
     if (req.path !== "/v1/events") return { status: 404, body: { error: { message: "Unrecognized request URL" } } };
     const q = req.query;
     const gte = Number(q.get("created[gte]") ?? 0);

@@ -1,0 +1,41 @@
+import type { Source } from "@/lib/providers/types";
+import { safeEqualStrings } from "@/lib/providers/crypto";
+
+/** Replay tokens by source; "*" holds REPLAY_TOKEN, which every source accepts. */
+export type ReplayTokens = Partial<Record<Source | "*", readonly string[]>>;
+
+export type ReplayVerdict = { ok: true } | { ok: false; status: 401 | 429; reason: string; retryAfterSeconds?: number };
+
+/**
+ * X-Replay-Token stands in for a provider's signature, so it is a key to that source's ledger: compared in
+ * constant time against the tokens allowed for this source only, and failures are throttled per source (a
+ * guess costs the guesser a minute after `maxFailures`), so 5,000 wrong tokens no longer get 5,000 tries.
+ * In memory, per process: each instance throttles the guesses it sees.
+ */
+export class ReplayTokenGuard {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly tokens: ReplayTokens,
+    private readonly opts: { maxFailures?: number; windowMs?: number; now?: () => number } = {},
+  ) {}
+
+  check(source: Source, header: string): ReplayVerdict {
+    const allowed = [...(this.tokens[source] ?? []), ...(this.tokens["*"] ?? [])];
+    if (allowed.length === 0) return { ok: false, status: 401, reason: `replay token refused: no replay token is configured for "${source}" (REPLAY_TOKEN or REPLAY_TOKENS)` };
+    const now = this.opts.now?.() ?? Date.now();
+    const windowMs = this.opts.windowMs ?? 60_000;
+    const recent = (this.failures.get(source) ?? []).filter((t) => now - t < windowMs);
+    if (recent.length >= (this.opts.maxFailures ?? 10)) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]! + windowMs - now) / 1000));
+      return { ok: false, status: 429, reason: `too many wrong replay tokens for "${source}"; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
+    }
+    // Every configured token is compared, so the time taken does not say which one came close.
+    let match = false;
+    for (const token of allowed) match = safeEqualStrings(header, token) || match;
+    if (match) return { ok: true };
+    recent.push(now);
+    this.failures.set(source, recent);
+    return { ok: false, status: 401, reason: "replay token mismatch" };
+  }
+}
