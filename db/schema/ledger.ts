@@ -11,6 +11,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
 
@@ -58,6 +59,11 @@ export const webhookEvent = pgTable(
     via: text("via", { enum: EVENT_VIA }).notNull().default("provider"),
     /** What the receiver could not use but stored anyway (a version out of range): said to the worker and the console. */
     intakeNote: text("intake_note"),
+    /**
+     * SHA-256 of the exact raw body. GitHub and Shopify do not sign their delivery-id header: a captured
+     * delivery re-sent under a new id is byte-identical, so for them it is a second key (a unique index).
+     */
+    bodySha256: text("body_sha256"),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),
@@ -80,6 +86,9 @@ export const webhookEvent = pgTable(
     // the index inside its own statement (~100 ms here), a periodic stall on the claim path (bench:ingest).
     index("webhook_event_subject_ids_idx").using("gin", t.subjectIds).with({ fastupdate: false }),
     index("webhook_event_entity_idx").on(t.source, t.entityType, t.entityId),
+    uniqueIndex("webhook_event_unsigned_id_body_idx")
+      .on(t.source, t.bodySha256)
+      .where(sql`${t.source} in ('github', 'shopify') and ${t.bodySha256} is not null`),
     check("webhook_event_status_check", sql`${t.status} in ('claimed','processing','settled','failed','dead')`),
     check("webhook_event_via_check", sql`${t.via} in ('provider','replay')`),
   ],

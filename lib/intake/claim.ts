@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
@@ -37,6 +38,8 @@ export type ClaimInput = z.input<typeof ClaimInput>;
 export type Claim = z.output<typeof ClaimInput> & {
   /** The text of the jsonb copy, when it must differ from the raw body (see jsonbText). */
   readonly jsonb: string | undefined;
+  /** Hex SHA-256 of the raw body's UTF-8 bytes: proof of what arrived, and a second key where ids are unsigned. */
+  readonly bodySha256: string;
   readonly __parsed: true;
 };
 
@@ -65,7 +68,8 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
   } catch {
     throw new ValidationError("rawBody: not valid JSON", "rawBody");
   }
-  return { ...parsed.data, jsonb: jsonb === raw ? undefined : jsonb } as Claim;
+  const bodySha256 = createHash("sha256").update(raw, "utf8").digest("hex");
+  return { ...parsed.data, jsonb: jsonb === raw ? undefined : jsonb, bodySha256 } as Claim;
 }
 
 /**
@@ -96,6 +100,7 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       entity_version: c.entityVersion ?? null,
       subject_ids: c.subjectIds,
       intake_note: c.intakeNote ?? null,
+      body_sha256: c.bodySha256,
       via: c.via,
       next_trigger: trigger,
       next_actor: trigger === "replay" ? (c.actor ?? "replay") : null,
@@ -107,17 +112,18 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       select t.*, row_number() over (partition by t.source, t.event_id order by t.ord) = 1 as first
       from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
         ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
-        entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text,
+        entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
         via text, next_trigger text, next_actor text, shadow boolean)
     ), claim as (
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type,
-                                 entity_id, entity_version, subject_ids, intake_note, via, next_trigger, next_actor)
-      select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type,
-             entity_id, entity_version, subject_ids, intake_note, via, next_trigger, next_actor
+      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
+                                 entity_version, subject_ids, intake_note, body_sha256, via, next_trigger, next_actor)
+      select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type, entity_id,
+             entity_version, subject_ids, intake_note, body_sha256, via, next_trigger, next_actor
       from input
       where first
       order by source, event_id
-      on conflict (source, event_id) do nothing
+      -- No target: a conflict on the event id or, where ids are unsigned, on the body's hash is a duplicate.
+      on conflict do nothing
       returning source, event_id
     ), again as (
       update webhook_event e

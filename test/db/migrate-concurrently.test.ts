@@ -181,7 +181,8 @@ describe("migrator on PostgreSQL", () => {
     const plain = await freshDatabase("cc_plain");
     for (const [url, folder] of [
       [fromDrizzle, migrationsUpTo("0003_replay")],
-      [plain, migrationsUpTo(tags.at(-1)!, { "0004_console_indexes": PLAIN_0004 })],
+      // Up to the last migration drizzle's one-transaction migrator can run (later ones build concurrently).
+      [plain, migrationsUpTo("0006_intake_note", { "0004_console_indexes": PLAIN_0004 })],
     ] as const) {
       const client = connect(url);
       try {
@@ -193,7 +194,7 @@ describe("migrator on PostgreSQL", () => {
 
     expect(await migratePostgresFolder(fromDrizzle, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0003_replay"));
     // drizzle compares only created_at with the last one recorded, never a hash: the edited 0004 is not re-run.
-    expect(await migratePostgresFolder(plain, MIGRATIONS_FOLDER)).toEqual([]);
+    expect(await migratePostgresFolder(plain, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0006_intake_note"));
     for (const url of [fromDrizzle, plain]) {
       const db = connect(url);
       try {
