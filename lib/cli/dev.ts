@@ -1,29 +1,17 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type * as NextEnv from "@next/env";
 import { acquirePgliteLock } from "@/db/pglite-lock";
 import { EnvSchema } from "@/lib/env";
-import type { Source } from "@/lib/providers/types";
+import { applyDemo, DEMO_FILE, readDemo } from "@/lib/demo/demo-file";
 
 /**
  * `npm run dev`: `next dev` on the embedded database. After a quick start it uses that one's demo
  * webhook secrets and admin (.data/demo.json), so its signed demo deliveries verify here too.
  * While another process (the quick start's server) holds the database, it says so and does not start.
  */
-const DEMO_FILE = ".data/demo.json";
-const SECRET_ENV: Record<Source, string> = {
-  stripe: "STRIPE_WEBHOOK_SECRET", github: "GITHUB_WEBHOOK_SECRET", shopify: "SHOPIFY_WEBHOOK_SECRET",
-  paddle: "PADDLE_WEBHOOK_SECRET", slack: "SLACK_SIGNING_SECRET", standard: "STANDARD_WEBHOOK_SECRET",
-};
-
-interface Demo {
-  adminEmail: string;
-  adminPassword: string;
-  secrets: Partial<Record<Source, string>>;
-}
-
 function main() {
   // The .env files first (as `next dev` reads them), so what they set wins over the demo's values.
   const { loadEnvConfig } = createRequire(import.meta.url)("@next/env") as typeof NextEnv;
@@ -33,11 +21,9 @@ function main() {
     const dir = EnvSchema.shape.PGLITE_DIR.parse(env.PGLITE_DIR);
     // Only a check (released at once): the dev server takes the lock itself when it opens the database.
     if (existsSync(path.dirname(path.resolve(dir)))) acquirePgliteLock(dir).release();
-    if (existsSync(DEMO_FILE)) {
-      const demo = JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
-      for (const [source, key] of Object.entries(SECRET_ENV)) env[key] ??= demo.secrets[source as Source];
-      env.ADMIN_EMAIL ??= demo.adminEmail;
-      env.ADMIN_PASSWORD ??= demo.adminPassword;
+    const demo = readDemo();
+    if (demo) {
+      applyDemo(env, demo);
       console.log(`[dev] using the quick start's demo webhook secrets and admin from ${DEMO_FILE}`);
     }
   }

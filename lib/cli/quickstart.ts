@@ -1,45 +1,20 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { connectPglite } from "@/db/client";
 import { acquirePgliteLock } from "@/db/pglite-lock";
 import { postDeliveries } from "@/lib/demo/post";
+import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo } from "@/lib/demo/demo-file";
 import { demoTraffic } from "@/lib/demo/traffic";
 import { EnvSchema } from "@/lib/env";
-import type { Source } from "@/lib/providers/types";
 
 /**
  * `npm run quickstart` (after install and build): serve the app on the embedded database with demo
  * data. Demo credentials and webhook secrets are generated once into .data/demo.json, never fixed.
  */
 const DATA = ".data";
-const DEMO_FILE = `${DATA}/demo.json`;
 const SEEDED = `${DATA}/demo-seeded`;
-const SECRET_ENV: Record<Source, string> = {
-  stripe: "STRIPE_WEBHOOK_SECRET", github: "GITHUB_WEBHOOK_SECRET", shopify: "SHOPIFY_WEBHOOK_SECRET",
-  paddle: "PADDLE_WEBHOOK_SECRET", slack: "SLACK_SIGNING_SECRET", standard: "STANDARD_WEBHOOK_SECRET",
-};
-
-interface Demo {
-  adminEmail: string;
-  adminPassword: string;
-  secrets: Record<Source, string>;
-}
-
-function loadDemo(): Demo {
-  if (existsSync(DEMO_FILE)) return JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
-  const r = (n: number) => randomBytes(n).toString("base64url");
-  const demo: Demo = {
-    adminEmail: "admin@demo.local",
-    adminPassword: `${r(6)}-${r(6)}-${r(6)}`,
-    secrets: { stripe: `whsec_${r(24)}`, github: r(24), shopify: r(24), paddle: `pdl_ntfset_${r(24)}`, slack: r(24), standard: `whsec_${randomBytes(32).toString("base64")}` },
-  };
-  mkdirSync(DATA, { recursive: true });
-  writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
-  return demo;
-}
 
 /**
  * Refuse before starting a server, not after 120 s of failed health checks: the embedded database
@@ -117,14 +92,12 @@ let interrupted = false;
 
 async function main() {
   const embedded = !process.env.DATABASE_URL;
-  const demo = loadDemo();
+  const demo = loadOrCreateDemo();
   const port = process.env.PORT ?? "3000";
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...process.env, NODE_ENV: "production", PORT: port, APP_URL: process.env.APP_URL ?? url };
   if (embedded) {
-    for (const [source, key] of Object.entries(SECRET_ENV)) env[key] ??= demo.secrets[source as Source];
-    env.ADMIN_EMAIL ??= demo.adminEmail;
-    env.ADMIN_PASSWORD ??= demo.adminPassword;
+    applyDemo(env, demo);
     // Let the demo's broken event reach dead in seconds rather than hours.
     env.WORKER_MAX_ATTEMPTS ??= "3";
     env.WORKER_BACKOFF_BASE_MS ??= "250";
@@ -146,7 +119,7 @@ async function main() {
   try {
     await waitForHealth(url, 120_000, server);
     if (embedded && !existsSync(SEEDED)) {
-      const secrets = Object.fromEntries(Object.entries(SECRET_ENV).map(([s, key]) => [s, env[key]])) as Record<Source, string>;
+      const secrets = demoSecrets(env);
       const summary = await postDeliveries(url, demoTraffic(), secrets);
       writeFileSync(SEEDED, new Date().toISOString());
       console.log(`[demo] posted ${summary.sent} signed deliveries through the receiver: ${JSON.stringify(summary.byStatus)}`);

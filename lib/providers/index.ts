@@ -11,7 +11,7 @@ export * from "./types";
 
 export const PROVIDERS: Record<Source, Provider> = { stripe, github, shopify, paddle, slack, standard };
 
-const SECRET_KEYS = {
+export const SECRET_KEYS = {
   stripe: "STRIPE_WEBHOOK_SECRET",
   github: "GITHUB_WEBHOOK_SECRET",
   shopify: "SHOPIFY_WEBHOOK_SECRET",

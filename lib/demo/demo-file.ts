@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { SECRET_KEYS, type Source } from "@/lib/providers";
+
+/** The quick start's demo admin and webhook secrets, generated once (never fixed) and shared with `npm run dev`. */
+export const DEMO_FILE = ".data/demo.json";
+
+export interface Demo {
+  adminEmail: string;
+  adminPassword: string;
+  secrets: Partial<Record<Source, string>>;
+}
+
+export const readDemo = (): Demo | undefined => (existsSync(DEMO_FILE) ? (JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo) : undefined);
+
+export function loadOrCreateDemo(): Demo {
+  const existing = readDemo();
+  if (existing) return existing;
+  const r = (n: number) => randomBytes(n).toString("base64url");
+  const demo: Demo = {
+    adminEmail: "admin@demo.local",
+    adminPassword: `${r(6)}-${r(6)}-${r(6)}`,
+    secrets: { stripe: `whsec_${r(24)}`, github: r(24), shopify: r(24), paddle: `pdl_ntfset_${r(24)}`, slack: r(24), standard: `whsec_${randomBytes(32).toString("base64")}` },
+  };
+  mkdirSync(path.dirname(DEMO_FILE), { recursive: true });
+  writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+/** The demo's secrets and admin into a child's environment, under whatever it already sets. */
+export function applyDemo(env: NodeJS.ProcessEnv, demo: Demo): void {
+  for (const [source, key] of Object.entries(SECRET_KEYS)) env[key] ??= demo.secrets[source as Source];
+  env.ADMIN_EMAIL ??= demo.adminEmail;
+  env.ADMIN_PASSWORD ??= demo.adminPassword;
+}
+
+/** The webhook secrets a child was given, by source: what the demo traffic is signed with. */
+export const demoSecrets = (env: NodeJS.ProcessEnv): Record<Source, string> =>
+  Object.fromEntries(Object.entries(SECRET_KEYS).map(([s, key]) => [s, env[key] ?? ""])) as Record<Source, string>;
