@@ -3,6 +3,7 @@
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { safeNext } from "./safe-next";
 
 const authClient = createAuthClient({ basePath: "/api/auth" });
 
@@ -27,7 +28,8 @@ export function SignInForm({ next }: { next: string }) {
         setError(messageFor(failed.status, failed.message));
         return;
       }
-      router.replace(next);
+      // Checked again here: this is the navigation that would leave the site.
+      router.replace(safeNext(next));
       router.refresh();
     });
   }

@@ -75,7 +75,10 @@ export const appSetting = pgTable("app_setting", {
   createdAt: tstz("created_at").notNull().defaultNow(),
 });
 
-/** Append-only: every console action, who did it to what, and how it ended. */
+/**
+ * Append-only: every console action, who did it to what, and how it ended. The one update: refusals
+ * without a session share a row per action and minute, whose detail.count grows (lib/audit.ts).
+ */
 export const auditLog = pgTable("audit_log", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
   at: tstz("at").notNull().defaultNow(),

@@ -1,5 +1,5 @@
 import type { Db, Tx } from "@/db/client";
-import { writeAudit } from "@/lib/audit";
+import { writeAnonymousRefusal, writeAudit } from "@/lib/audit";
 import { describeError } from "@/lib/errors";
 import { authorize, ForbiddenError, type Actor, type Permission } from "./roles";
 
@@ -9,14 +9,19 @@ export interface AuditedAction {
   detail?: Record<string, unknown>;
 }
 
-/** The role check on its own, for adapters that check before parsing input: a refusal leaves its audit row. */
+/**
+ * The role check on its own, for adapters that check before parsing input: a refusal leaves its audit
+ * row. Refusals without a session are aggregated per action and minute (anyone can cause them).
+ */
 export async function requirePermission(db: Db, actor: Actor | undefined, permission: Permission, entry: AuditedAction): Promise<Actor> {
   try {
     authorize(actor, permission);
     return actor;
   } catch (err) {
-    if (err instanceof ForbiddenError)
-      await writeAudit(db, actor ?? { id: null, email: "anonymous" }, { ...entry, result: "refused", error: err.message });
+    if (err instanceof ForbiddenError) {
+      if (actor) await writeAudit(db, actor, { ...entry, result: "refused", error: err.message });
+      else await writeAnonymousRefusal(db, { ...entry, error: err.message });
+    }
     throw err;
   }
 }
@@ -24,23 +29,26 @@ export async function requirePermission(db: Db, actor: Actor | undefined, permis
 /**
  * The shape of every state-changing console verb: check the role, run the change in one transaction
  * with its audit row, and still leave an audit row (refused / error) when it does not happen.
+ * `change` may refine its copy of the entry (a target or detail known only once rows are read); the
+ * refusal row has the entry as given, the ok and error rows the refined one.
  */
 export async function audited<T>(
   db: Db,
   actor: Actor | undefined,
   permission: Permission,
   entry: AuditedAction,
-  change: (tx: Tx, actor: Actor) => Promise<T>,
+  change: (tx: Tx, actor: Actor, entry: AuditedAction) => Promise<T>,
 ): Promise<T> {
   const who = await requirePermission(db, actor, permission, entry);
+  const current: AuditedAction = { ...entry };
   try {
     return await db.transaction(async (tx) => {
-      const result = await change(tx, who);
-      await writeAudit(tx, who, { ...entry, result: "ok" });
+      const result = await change(tx, who, current);
+      await writeAudit(tx, who, { ...current, result: "ok" });
       return result;
     });
   } catch (err) {
-    await writeAudit(db, who, { ...entry, result: "error", error: describeError(err) }).catch(() => {});
+    await writeAudit(db, who, { ...current, result: "error", error: describeError(err) }).catch(() => {});
     throw err;
   }
 }

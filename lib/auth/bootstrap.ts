@@ -1,12 +1,12 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { count, eq, sql } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authUser, authVerification } from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { ConflictError } from "@/lib/ledger/types";
-import { CreateUserInput, insertUser } from "./users";
+import { CreateUserInput, insertUser, lockUserChanges } from "./users";
 
 const SETUP_IDENTIFIER = "first-admin-setup";
 const SETUP_HOURS = 24;
@@ -28,7 +28,7 @@ export async function bootstrapFirstAdmin(db: Db, opts: { email?: string; passwo
   if (opts.email && opts.password) {
     const input = CreateUserInput.parse({ email: opts.email, password: opts.password, role: "admin", name: "Admin" });
     return db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(7312604118022020)`);
+      await lockUserChanges(tx);
       if ((await userCount(tx)) > 0) return { kind: "exists" } as const;
       await insertUser(tx, input);
       await writeAudit(tx, { id: null, email: "system" }, { action: "users.bootstrap-admin", target: `user:${input.email}`, result: "ok" });
@@ -56,7 +56,7 @@ export async function completeSetup(db: Db, input: z.input<typeof CompleteSetupI
   const { token, email, password } = CompleteSetupInput.parse(input);
   const user = CreateUserInput.parse({ email, password, role: "admin", name: "Admin" });
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(7312604118022020)`);
+    await lockUserChanges(tx);
     if (!(await isSetupTokenValid(tx, token))) throw new ConflictError("This setup link is invalid, used or expired. Restart the app to print a new one.");
     await insertUser(tx, user);
     await tx.delete(authVerification).where(eq(authVerification.identifier, SETUP_IDENTIFIER));

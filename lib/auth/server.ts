@@ -7,7 +7,8 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { appSetting, authAccount, authRateLimit, authSession, authUser, authVerification, type Role } from "@/db/schema";
 import type { Actor } from "./roles";
-import { clearSignInFailures, recordSignInFailure, signInWait } from "./throttle";
+import { exposeOnlyConsoleEndpoints } from "./exposed";
+import { claimSignInAttempt, clearSignInFailures } from "./throttle";
 
 const emailOf = (body: unknown): string | undefined => {
   const email = (body as { email?: unknown } | undefined)?.email;
@@ -23,6 +24,19 @@ export interface AuthConfig {
 }
 
 export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_NAME_LENGTH = 100;
+const MAX_IMAGE_LENGTH = 2048;
+
+/**
+ * The same limits as the app's own user verbs, for any write better-auth makes to a user row, whichever
+ * endpoint or server call it comes from (update-user is not exposed, but auth.api.updateUser exists).
+ */
+async function checkUserFields(user: { name?: unknown; image?: unknown }): Promise<void> {
+  if (typeof user.name === "string" && user.name.length > MAX_NAME_LENGTH)
+    throw new APIError("BAD_REQUEST", { message: `The name may be at most ${MAX_NAME_LENGTH} characters` });
+  if (typeof user.image === "string" && user.image.length > MAX_IMAGE_LENGTH)
+    throw new APIError("BAD_REQUEST", { message: `The image URL may be at most ${MAX_IMAGE_LENGTH} characters` });
+}
 
 export function createAuth(db: Db, config: AuthConfig) {
   return betterAuth({
@@ -46,24 +60,25 @@ export function createAuth(db: Db, config: AuthConfig) {
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: config.signInPerMinute } },
     },
+    databaseHooks: { user: { create: { before: checkUserFields }, update: { before: checkUserFields } } },
     hooks: {
+      // Count the attempt before judging it, in one statement that also says whether it may be judged.
       before: createAuthMiddleware(async (ctx) => {
         const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
         if (!email) return;
-        const wait = await signInWait(db, email);
-        if (wait > 0)
-          throw new APIError("TOO_MANY_REQUESTS", { message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(wait / 1000)} s.` });
+        const verdict = await claimSignInAttempt(db, email);
+        if (!verdict.allowed)
+          throw new APIError("TOO_MANY_REQUESTS", { message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(verdict.waitMs / 1000)} s.` });
       }),
       after: createAuthMiddleware(async (ctx) => {
         const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
-        if (!email) return;
-        const returned = ctx.context.returned;
-        if (isAPIError(returned)) {
-          if (returned.statusCode === 401) await recordSignInFailure(db, email);
-        } else await clearSignInFailures(db, email);
+        if (email && !isAPIError(ctx.context.returned)) await clearSignInFailures(db, email);
       }),
     },
     plugins: [
+      exposeOnlyConsoleEndpoints(),
+      // For its role/banned columns and its refusal to open a session for a disabled user; its endpoints
+      // are not exposed (impersonation included): users change only through lib/auth/users.ts.
       admin({
         defaultRole: "support",
         adminRoles: ["admin"],

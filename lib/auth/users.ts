@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { hashPassword, verifyPassword } from "better-auth/crypto";
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
-import { writeAudit } from "@/lib/audit";
 import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { audited } from "./audited";
 import { authorize, type Actor } from "./roles";
-import { MIN_PASSWORD_LENGTH } from "./server";
+import { MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
 
 const Password = z.string().min(MIN_PASSWORD_LENGTH, `Password must be at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
 
 export const CreateUserInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")),
-  name: z.string().trim().max(100).optional(),
+  name: z.string().trim().max(MAX_NAME_LENGTH).optional(),
   role: z.enum(ROLES),
   password: Password,
 });
@@ -47,13 +47,23 @@ export async function insertUser(tx: Db, input: z.output<typeof CreateUserInput>
   return id;
 }
 
+/** Bounded, for audit targets built from raw input before it is validated. */
+const userTarget = (value: unknown) => `user:${String(value ?? "").trim().toLowerCase().slice(0, 320)}`;
+
+/**
+ * One user-management change at a time (the same lock as the first-admin bootstrap). Row locks on the
+ * target alone let two admins demote or disable each other at once, each still seeing the other as admin.
+ */
+export async function lockUserChanges(tx: Db): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(7312604118022020)`);
+}
+
 export async function createUser({ db, actor, input }: { db: Db; actor: Actor | undefined; input: CreateUserInput }): Promise<{ id: string }> {
-  authorize(actor, "users.manage");
-  const data = CreateUserInput.parse(input);
-  return db.transaction(async (tx) => {
-    const id = await insertUser(tx, data);
-    await writeAudit(tx, actor, { action: "users.create", target: `user:${data.email}`, detail: { role: data.role }, result: "ok" });
-    return { id };
+  const entry = { action: "users.create", target: userTarget(input.email), detail: { role: String(input.role).slice(0, 32) } };
+  return audited(db, actor, "users.manage", entry, async (tx) => {
+    const data = CreateUserInput.parse(input);
+    await lockUserChanges(tx);
+    return { id: await insertUser(tx, data) };
   });
 }
 
@@ -71,14 +81,15 @@ async function getUser(tx: Db, userId: string) {
 export const SetRoleInput = z.object({ userId: z.string().min(1), role: z.enum(ROLES) });
 
 export async function setUserRole({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetRoleInput> }): Promise<void> {
-  authorize(actor, "users.manage");
-  const { userId, role } = SetRoleInput.parse(input);
-  await db.transaction(async (tx) => {
+  await audited(db, actor, "users.manage", { action: "users.set-role", target: userTarget(input.userId) }, async (tx, _who, entry) => {
+    const { userId, role } = SetRoleInput.parse(input);
+    await lockUserChanges(tx);
     const user = await getUser(tx, userId);
+    entry.target = `user:${user.email}`;
+    entry.detail = { from: user.role, to: role };
     if (user.role === "admin" && role !== "admin" && (await adminsBesides(tx, userId)) === 0)
       throw new ConflictError("at least one enabled admin must remain");
     await tx.update(authUser).set({ role, updatedAt: new Date() }).where(eq(authUser.id, userId));
-    await writeAudit(tx, actor, { action: "users.set-role", target: `user:${user.email}`, detail: { from: user.role, to: role }, result: "ok" });
   });
 }
 
@@ -86,15 +97,17 @@ export const SetDisabledInput = z.object({ userId: z.string().min(1), disabled: 
 
 /** Disabling ends every session of the user in the same transaction: they are out at their next request. */
 export async function setUserDisabled({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetDisabledInput> }): Promise<void> {
-  authorize(actor, "users.manage");
-  const { userId, disabled } = SetDisabledInput.parse(input);
-  await db.transaction(async (tx) => {
+  const entry = { action: input.disabled === false ? "users.enable" : "users.disable", target: userTarget(input.userId) };
+  await audited(db, actor, "users.manage", entry, async (tx, who, current) => {
+    const { userId, disabled } = SetDisabledInput.parse(input);
+    await lockUserChanges(tx);
     const user = await getUser(tx, userId);
-    if (disabled && user.id === actor.id) throw new ConflictError("you cannot disable your own account");
+    current.target = `user:${user.email}`;
+    if (disabled && user.id === who.id) throw new ConflictError("you cannot disable your own account");
     if (disabled && user.role === "admin" && (await adminsBesides(tx, userId)) === 0) throw new ConflictError("at least one enabled admin must remain");
-    await tx.update(authUser).set({ banned: disabled, banReason: disabled ? `disabled by ${actor.email}` : null, updatedAt: new Date() }).where(eq(authUser.id, userId));
+    await tx.update(authUser).set({ banned: disabled, banReason: disabled ? `disabled by ${who.email}` : null, updatedAt: new Date() }).where(eq(authUser.id, userId));
     const ended = disabled ? (await tx.delete(authSession).where(eq(authSession.userId, userId)).returning({ id: authSession.id })).length : 0;
-    await writeAudit(tx, actor, { action: disabled ? "users.disable" : "users.enable", target: `user:${user.email}`, detail: disabled ? { sessionsEnded: ended } : {}, result: "ok" });
+    current.detail = disabled ? { sessionsEnded: ended } : {};
   });
 }
 
@@ -104,14 +117,12 @@ export const ChangePasswordInput = z
 
 /** Any signed-in user, for their own account. Other sessions of the user end; the current one stays. */
 export async function changePassword({ db, actor, input, currentSessionId }: { db: Db; actor: Actor | undefined; input: z.input<typeof ChangePasswordInput>; currentSessionId?: string }): Promise<void> {
-  authorize(actor, "events.read");
-  const data = ChangePasswordInput.parse(input);
-  await db.transaction(async (tx) => {
-    const [account] = await tx.select().from(authAccount).where(and(eq(authAccount.userId, actor.id), eq(authAccount.providerId, "credential"))).for("update");
+  await audited(db, actor, "events.read", { action: "users.change-password", target: userTarget(actor?.email ?? "unknown") }, async (tx, who) => {
+    const data = ChangePasswordInput.parse(input);
+    const [account] = await tx.select().from(authAccount).where(and(eq(authAccount.userId, who.id), eq(authAccount.providerId, "credential"))).for("update");
     if (!account?.password || !(await verifyPassword({ hash: account.password, password: data.currentPassword })))
       throw new ConflictError("The current password is not correct");
     await tx.update(authAccount).set({ password: await hashPassword(data.newPassword), updatedAt: new Date() }).where(eq(authAccount.id, account.id));
-    await tx.delete(authSession).where(currentSessionId ? and(eq(authSession.userId, actor.id), ne(authSession.id, currentSessionId)) : eq(authSession.userId, actor.id));
-    await writeAudit(tx, actor, { action: "users.change-password", target: `user:${actor.email}`, result: "ok" });
+    await tx.delete(authSession).where(currentSessionId ? and(eq(authSession.userId, who.id), ne(authSession.id, currentSessionId)) : eq(authSession.userId, who.id));
   });
 }
