@@ -55,8 +55,13 @@ export async function startLedgerServer(opts: {
     "http server",
     () =>
       new Promise<void>((resolve) => {
-        // close() stops accepting and, on Node ≥ 19, drops idle keep-alive connections; busy ones end after their answer.
-        server.close(() => resolve());
+        // close() stops accepting and drops the keep-alive connections idle now; one busy now goes idle after
+        // its answer and would stay open until keepAliveTimeout (65 s), so idle ones are dropped until none is left.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   );
