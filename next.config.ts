@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./lib/server/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
@@ -6,6 +7,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // forbidden(): a real 403 page when a signed-in user lacks the role.
   experimental: { authInterrupts: true },
+  // Framing, sniffing and referrer headers on every response, static assets and 404s included. The
+  // Content-Security-Policy carries a per-request nonce, so proxy.ts sets it (and these again) on pages.
+  async headers() {
+    return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default nextConfig;

@@ -35,6 +35,10 @@ export const EnvSchema = z.object({
   STANDARD_WEBHOOK_SECRET: secretList,
   WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
   WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
+  /** A delivery's whole body must arrive within this after its headers (providers send it in milliseconds); else 408 and the connection closes. */
+  WEBHOOK_BODY_TIMEOUT_MS: int(5000, 100),
+  /** Bytes of not-yet-verified bodies held across all connections at once; past it 503 with Retry-After, and the connection closes. */
+  WEBHOOK_UNVERIFIED_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** Every delivery is answered by then: past it, 503 with Retry-After (the claim committed or was never written). */
   WEBHOOK_CLAIM_TIMEOUT_MS: int(2000, 50),
   /** Deliveries waiting for a claim statement, at most (count and raw-body bytes); past either, 503 at once. */
@@ -106,7 +110,10 @@ export const EnvSchema = z.object({
   WORKER_LEASE_MS: int(30_000, 100),
   WORKER_BATCH_SIZE: int(100, 1),
   WORKER_POLL_MS: int(1000, 10),
+  /** The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure, lib/auth/server.ts). */
   APP_URL: z.string().url().optional(),
+  /** Set by `next dev` / `npm start`; "development" lets the CSP allow eval, which React's dev tooling needs. */
+  NODE_ENV: z.string().default("production"),
   BETTER_AUTH_SECRET: z.string().min(32, "BETTER_AUTH_SECRET must be at least 32 characters").optional(),
   ADMIN_EMAIL: z.string().email().optional(),
   ADMIN_PASSWORD: z.string().min(12, "ADMIN_PASSWORD must be at least 12 characters").optional(),

@@ -65,6 +65,25 @@ export async function getEventDetail(db: Db, actor: Actor | undefined, input: Ev
 }
 
 /**
+ * Nesting past which the export leaves the parsed payload out (rawBody keeps it, byte for byte). The
+ * receiver refuses deeper bodies (WEBHOOK_MAX_DEPTH, 64 by default), but older rows, or rows written by
+ * a replay before that check, may hold any depth, and a pretty-printed copy grows with its square.
+ */
+export const EXPORT_MAX_DEPTH = 64;
+
+/** Whether arrays and objects nest deeper than `limit` (the root one is level 1); a loop, not a recursion. */
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * Everything the ledger knows about one event, as one document for a dispute or an audit.
  * The export itself is audited: payloads can hold personal data.
  */
@@ -72,11 +91,13 @@ export async function exportEvent(db: Db, actor: Actor | undefined, input: Event
   authorize(actor, "events.read");
   const detail = await getEventDetail(db, actor, input, secrets);
   await writeAudit(db, actor, { action: "events.export", target: `event:${detail.event.source}/${detail.event.eventId}`, result: "ok" });
+  const tooDeep = nestingExceeds(detail.event.payload, EXPORT_MAX_DEPTH);
   return {
     exportedAt: new Date().toISOString(),
     exportedBy: actor.email,
     signatureVerifiesWithCurrentSecret: detail.signature,
-    event: detail.event,
+    event: tooDeep ? { ...detail.event, payload: null } : detail.event,
+    ...(tooDeep ? { payloadOmitted: `the payload nests deeper than ${EXPORT_MAX_DEPTH} levels; rawBody holds it exactly as received` } : {}),
     rawBody: detail.event.rawBody,
     headers: detail.event.headers,
     deliveries: detail.deliveries,
@@ -84,4 +105,12 @@ export async function exportEvent(db: Db, actor: Actor | undefined, input: Event
     attempts: detail.attempts,
     entityTransitions: detail.transitions,
   };
+}
+
+/**
+ * The export as the downloaded file: indented, which is safe once exportEvent has bounded the nesting.
+ * Anything else that still nests too deep (a hand-written row's headers, say) is written compactly.
+ */
+export function exportJson(doc: Awaited<ReturnType<typeof exportEvent>>): string {
+  return nestingExceeds(doc, EXPORT_MAX_DEPTH + 4) ? JSON.stringify(doc) : JSON.stringify(doc, null, 2);
 }

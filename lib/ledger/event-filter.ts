@@ -3,6 +3,7 @@ import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { EVENT_STATUSES, webhookEvent } from "@/db/schema";
 import { SOURCES } from "@/lib/providers/types";
+import { textProblem } from "./params";
 import { pgArray } from "./pg-array";
 
 const list = <T extends z.ZodType>(item: T) =>
@@ -10,6 +11,13 @@ const list = <T extends z.ZodType>(item: T) =>
     const values = (Array.isArray(v) ? v : v === undefined || v === "" ? [] : [v]) as unknown[];
     return values.flatMap((x) => (typeof x === "string" ? x.split(",") : [x])).map((x) => (typeof x === "string" ? x.trim() : x)).filter((x) => x !== "");
   }, z.array(item).max(50));
+
+/** Text that reaches a query as a parameter: PostgreSQL's text refuses U+0000, and a lone surrogate is not UTF-8. */
+const queryText = (what: string, max: number) =>
+  z.string().superRefine((v, ctx) => {
+    const problem = textProblem(v, max);
+    if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
+  });
 
 const instant = z
   .string()
@@ -30,11 +38,11 @@ const instant = z
 /** The ledger filter behind the events page, its bulk requeue and the benchmark; every key comes from the URL. */
 export const EventFilter = z.object({
   source: list(z.enum(SOURCES, { error: (i) => `unknown source "${String(i.input)}"` })).default([]),
-  type: list(z.string().max(255)).default([]),
+  type: list(queryText("an event type", 255)).default([]),
   status: list(z.enum(EVENT_STATUSES, { error: (i) => `unknown status "${String(i.input)}"` })).default([]),
   from: instant,
   to: instant,
-  q: z.string().trim().max(320).optional(),
+  q: z.string().trim().pipe(queryText("the search", 320)).optional(),
 });
 export type EventFilter = z.infer<typeof EventFilter>;
 export type EventFilterInput = z.input<typeof EventFilter>;

@@ -1,19 +1,35 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { checkHealth } from "@/lib/health";
 import type { Lifecycle } from "@/lib/lifecycle";
 import { receiverDepsFromEnv } from "@/lib/receiver/from-env";
-import { handleNodeWebhook, WEBHOOK_PATH } from "@/lib/receiver/node";
+import { createBodyBudget } from "@/lib/receiver/body-budget";
+import { handleNodeWebhook, WEBHOOK_PATH, type NodeIntakeLimits } from "@/lib/receiver/node";
+import type { ReceiverDeps } from "@/lib/receiver/receive";
 import { afterClaim } from "@/lib/worker/embedded";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
   res.end(text);
 }
+
+/**
+ * How long a client may take to send a request's headers, and the whole request: node's own bounds,
+ * for every path (the webhook path's body has a tighter one, WEBHOOK_BODY_TIMEOUT_MS). Past either,
+ * node answers 408 and closes. It checks every `checkIntervalMs`, so that is the slack on both.
+ */
+export const SERVER_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, checkIntervalMs: 1000 };
 
 /**
  * The process's HTTP server: POST /api/webhooks/* straight on node:http (the same receiver as the Next
@@ -28,18 +44,34 @@ export async function startLedgerServer(opts: {
   lifecycle: Lifecycle;
   next?: NodeHandler;
   log?: (message: string) => void;
-}): Promise<{ server: Server; url: string }> {
+  /** Tests: a receiver of their own, instead of the environment's. */
+  deps?: ReceiverDeps;
+  /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES, SERVER_TIMEOUTS). */
+  limits?: Partial<NodeIntakeLimits>;
+  timeouts?: Partial<typeof SERVER_TIMEOUTS>;
+}): Promise<{ server: Server; url: string; limits: NodeIntakeLimits }> {
   const { lifecycle, next } = opts;
   const log = opts.log ?? ((m: string) => console.log(m));
-  const deps = receiverDepsFromEnv();
-  const server = createServer((req, res) => {
+  const deps = opts.deps ?? receiverDepsFromEnv();
+  const env = getEnv();
+  const limits: NodeIntakeLimits = {
+    bodyTimeoutMs: opts.limits?.bodyTimeoutMs ?? env.WEBHOOK_BODY_TIMEOUT_MS,
+    budget: opts.limits?.budget ?? createBodyBudget(env.WEBHOOK_UNVERIFIED_MAX_BYTES),
+  };
+  const timeouts = { ...SERVER_TIMEOUTS, ...opts.timeouts };
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+  };
+  const server = createServer(serverOptions, (req, res) => {
     if (req.method === "POST" && WEBHOOK_PATH.test(req.url ?? "")) {
       if (lifecycle.stopping) {
         // The provider retries elsewhere (another instance) or later; nothing was read or written.
         res.shouldKeepAlive = false;
         return json(res, 503, { error: "shutting down, retry later" }, { "retry-after": "1", connection: "close" });
       }
-      void handleNodeWebhook(req, res, deps, (work) => void afterClaim(work));
+      void handleNodeWebhook(req, res, deps, (work) => void afterClaim(work), limits);
       return;
     }
     const answer = next ? next(req, res) : fallback(req, res);
@@ -70,7 +102,7 @@ export async function startLedgerServer(opts: {
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://${opts.host}:${port}` };
+  return { server, url: `http://${opts.host}:${port}`, limits };
 }
 
 async function fallback(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -6,10 +6,11 @@ import { utc } from "@/components/utc";
 import { can } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
+import { eventKeyFromParams } from "@/lib/ledger/params";
 import { NotFoundError } from "@/lib/ledger/types";
-import { isSource, secretsFromEnv } from "@/lib/providers";
+import { secretsFromEnv } from "@/lib/providers";
 import { requirePage } from "../../../../_lib/session";
-import { entityHref, segment } from "../../_components/links";
+import { entityHref, eventHref } from "../../_components/links";
 import { EventActions } from "../../event-actions";
 
 export const metadata: Metadata = { title: "Event" };
@@ -46,11 +47,12 @@ function Signature({ check }: { check: EventDetail["signature"] }) {
 }
 
 export default async function EventPage({ params }: { params: Promise<{ source: string; eventId: string }> }) {
-  const p = await params;
-  const [source, eventId] = [p.source, segment(p.eventId)];
-  const path = `/events/${encodeURIComponent(source)}/${encodeURIComponent(eventId)}`;
+  // An unknown source, or an id no row can have (NUL, not UTF-8, over 255 characters): not found, before any query.
+  const key = eventKeyFromParams(await params);
+  const path = key.ok ? eventHref(key.value) : "/events";
   const { db, actor } = await requirePage("events.read", path);
-  if (!isSource(source)) notFound();
+  if (!key.ok) notFound();
+  const { source, eventId } = key.value;
   let d: EventDetail;
   try {
     d = await getEventDetail(db, actor, { source, eventId }, secretsFromEnv(getEnv()));

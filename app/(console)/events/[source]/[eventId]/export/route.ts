@@ -1,21 +1,24 @@
 import { ForbiddenError } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
-import { exportEvent } from "@/lib/ledger/event-detail";
+import { exportEvent, exportJson } from "@/lib/ledger/event-detail";
+import { eventKeyFromParams } from "@/lib/ledger/params";
 import { NotFoundError } from "@/lib/ledger/types";
-import { isSource, secretsFromEnv } from "@/lib/providers";
+import { secretsFromEnv } from "@/lib/providers";
 import { getRequestContext } from "../../../../../_lib/session";
 
 export const dynamic = "force-dynamic";
 
 /** GET: the whole ledger record of one event as a JSON download, for a dispute. */
 export async function GET(_req: Request, ctx: { params: Promise<{ source: string; eventId: string }> }): Promise<Response> {
-  const { source, eventId } = await ctx.params;
-  if (!isSource(source)) return Response.json({ error: `unknown source "${source}"` }, { status: 404 });
+  // An unknown source is a 404; an id no row can have (NUL, not UTF-8, over 255 characters) a 400, not a database error.
+  const key = eventKeyFromParams(await ctx.params);
+  if (!key.ok) return Response.json({ error: key.error }, { status: key.status, headers: { "cache-control": "no-store" } });
+  const { source, eventId } = key.value;
   const { db, actor } = await getRequestContext();
   try {
     const doc = await exportEvent(db, actor, { source, eventId }, secretsFromEnv(getEnv()));
     const name = `${source}-${eventId}`.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
-    return new Response(JSON.stringify(doc, null, 2), {
+    return new Response(exportJson(doc), {
       headers: { "content-type": "application/json", "content-disposition": `attachment; filename="${name}.json"`, "cache-control": "no-store" },
     });
   } catch (err) {

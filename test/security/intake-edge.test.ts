@@ -1,0 +1,233 @@
+import { once } from "node:events";
+import type { Server } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLifecycle, type Lifecycle } from "@/lib/lifecycle";
+import { createBodyBudget } from "@/lib/receiver/body-budget";
+import { SERVER_TIMEOUTS, startLedgerServer } from "@/lib/server/http";
+import { setupTestDb } from "../db";
+import { counts, depsFor } from "../receiver/harness";
+
+// The edge `npm start` runs (lib/server/http.ts → lib/receiver/node.ts), attacked over raw loopback sockets.
+const { db } = setupTestDb();
+const MAX_BYTES = 64 * 1024;
+const BUDGET = 256 * 1024;
+const BODY_TIMEOUT_MS = 1000;
+const budget = createBodyBudget(BUDGET);
+let lifecycle: Lifecycle;
+let server: Server;
+let port: number;
+const serverSockets: Socket[] = [];
+const clients: Socket[] = [];
+
+beforeAll(async () => {
+  lifecycle = createLifecycle({ timeoutMs: 5000 });
+  const started = await startLedgerServer({
+    host: "127.0.0.1",
+    port: 0,
+    lifecycle,
+    log: () => {},
+    deps: depsFor(db, { maxBytes: MAX_BYTES }),
+    limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget },
+    timeouts: { headersMs: 1000, requestMs: 5000, checkIntervalMs: 200 },
+  });
+  server = started.server;
+  port = (server.address() as AddressInfo).port;
+  server.on("connection", (s: Socket) => serverSockets.push(s));
+});
+afterAll(async () => {
+  for (const c of clients) c.destroy();
+  await lifecycle.stop("test over");
+});
+
+interface Raw {
+  socket: Socket;
+  text: () => string;
+  status: () => number;
+  /** Resolves with performance.now() when the server has closed the connection. */
+  closed: Promise<number>;
+  isClosed: () => boolean;
+}
+
+async function open(): Promise<Raw> {
+  const socket = connect(port, "127.0.0.1");
+  clients.push(socket);
+  socket.on("error", () => {});
+  let buf = "";
+  let isClosed = false;
+  socket.on("data", (c: Buffer) => (buf += c.toString("latin1")));
+  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(performance.now())));
+  void closed.then(() => (isClosed = true));
+  await once(socket, "connect");
+  return {
+    socket,
+    text: () => buf,
+    status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(buf)?.[1] ?? 0),
+    closed,
+    isClosed: () => isClosed,
+  };
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    if (check()) return true;
+    await sleep(20);
+  }
+  return check();
+}
+
+const head = (lines: string[]) => `POST /api/webhooks/stripe HTTP/1.1\r\nHost: ledger.test\r\nStripe-Signature: t=1,v1=00\r\n${lines.map((l) => `${l}\r\n`).join("")}\r\n`;
+const chunk = (data: string | Buffer) => Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);
+const headerOf = (text: string, name: string) => new RegExp(`^${name}: *(.*)$`, "im").exec(text.split("\r\n\r\n")[0] ?? "")?.[1]?.trim();
+
+describe("bodies past WEBHOOK_MAX_BYTES", () => {
+  it("[security] a chunked upload that keeps going after its 413 is cut off: Connection: close, socket closed, little read", async () => {
+    const c = await open();
+    c.socket.write(head(["Transfer-Encoding: chunked"]));
+    const frame = chunk(Buffer.alloc(64 * 1024, 97));
+    const stopAt = performance.now() + 3000;
+    // As fast as the socket takes it, for 3 s or until the server hangs up.
+    while (performance.now() < stopAt && !c.isClosed()) {
+      if (!c.socket.write(frame)) await Promise.race([once(c.socket, "drain").catch(() => {}), c.closed, sleep(50)]);
+    }
+    expect(c.status()).toBe(413);
+    expect(headerOf(c.text(), "connection")).toBe("close");
+    expect(headerOf(c.text(), "x-content-type-options")).toBe("nosniff");
+    expect(await Promise.race([c.closed.then(() => true), sleep(2000).then(() => false)])).toBe(true);
+    const read = Math.max(...serverSockets.map((s) => s.bytesRead));
+    // The old adapter drained it for keep-alive: gigabytes in these 3 s.
+    expect(read).toBeLessThan(8 * 1024 * 1024);
+    expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
+  });
+
+  it("[security] a declared Content-Length past the limit answers 413 at once and closes, before any of it is read", async () => {
+    const c = await open();
+    c.socket.write(head([`Content-Length: ${50 * 1024 * 1024}`]));
+    c.socket.write(Buffer.alloc(16 * 1024, 97));
+    expect(await until(() => c.status() === 413, 2000)).toBe(true);
+    expect(headerOf(c.text(), "connection")).toBe("close");
+    expect(await Promise.race([c.closed.then(() => true), sleep(2000).then(() => false)])).toBe(true);
+  });
+});
+
+describe("slow clients", () => {
+  async function dribble(c: Raw, bytes: string, everyMs: number, stopAfterMs: number) {
+    const end = performance.now() + stopAfterMs;
+    for (let i = 0; performance.now() < end && !c.isClosed(); i++) {
+      c.socket.write(bytes);
+      await sleep(everyMs);
+    }
+  }
+
+  it("[security] a Content-Length body sent a byte at a time answers 408 within WEBHOOK_BODY_TIMEOUT_MS and closes", async () => {
+    const c = await open();
+    const started = performance.now();
+    c.socket.write(head(["Content-Length: 1000", "Content-Type: application/json"]) + '{"id":"evt_');
+    await dribble(c, "a", 250, 4000);
+    expect(c.status()).toBe(408);
+    expect(JSON.parse(c.text().split("\r\n\r\n")[1] ?? "")).toEqual({ error: `the body did not arrive within ${BODY_TIMEOUT_MS} ms` });
+    expect(headerOf(c.text(), "connection")).toBe("close");
+    expect((await c.closed) - started).toBeLessThan(BODY_TIMEOUT_MS + 1500);
+    expect(budget.held).toBe(0);
+  });
+
+  it("[security] a chunked body sent a chunk at a time answers 408 too", async () => {
+    const c = await open();
+    const started = performance.now();
+    c.socket.write(head(["Transfer-Encoding: chunked"]));
+    await dribble(c, chunk("a").toString("latin1"), 250, 4000);
+    expect(c.status()).toBe(408);
+    expect((await c.closed) - started).toBeLessThan(BODY_TIMEOUT_MS + 1500);
+  });
+
+  it("[security] headers sent a line at a time are cut off by server.headersTimeout", async () => {
+    const c = await open();
+    const started = performance.now();
+    c.socket.write("POST /api/webhooks/stripe HTTP/1.1\r\nHost: ledger.test\r\n");
+    await dribble(c, "X-Slow: 1\r\n", 250, 5000);
+    expect(c.isClosed()).toBe(true);
+    // headersTimeout 1000 ms here, checked every 200 ms.
+    expect((await c.closed) - started).toBeLessThan(3000);
+    expect(c.status() === 408 || c.text() === "").toBe(true);
+  });
+
+  it("[security] npm start's server bounds headers at 10 s and a whole request at 30 s", async () => {
+    const own = createLifecycle({ timeoutMs: 2000 });
+    const { server: s } = await startLedgerServer({ host: "127.0.0.1", port: 0, lifecycle: own, log: () => {}, deps: depsFor(db) });
+    expect([s.headersTimeout, s.requestTimeout]).toEqual([SERVER_TIMEOUTS.headersMs, SERVER_TIMEOUTS.requestMs]);
+    expect(SERVER_TIMEOUTS.headersMs).toBeLessThanOrEqual(10_000);
+    expect(SERVER_TIMEOUTS.requestMs).toBeLessThanOrEqual(30_000);
+    await own.stop("done");
+  });
+});
+
+describe("bytes held by unverified bodies", () => {
+  it("[security] many connections each holding a body under the limit: past WEBHOOK_UNVERIFIED_MAX_BYTES they get 503 + Retry-After, and it is all released", async () => {
+    const held: Raw[] = [];
+    const body = Buffer.alloc(50 * 1024, 97);
+    for (let i = 0; i < 16; i++) {
+      const c = await open();
+      // Declared just under WEBHOOK_MAX_BYTES, 50 KB of it sent, the rest never.
+      c.socket.write(head([`Content-Length: ${MAX_BYTES - 10}`]));
+      c.socket.write(body);
+      const before = budget.held;
+      await until(() => budget.held >= before + body.length || c.status() !== 0, 1000);
+      held.push(c);
+    }
+    // One more without a declared length: refused as its chunks are read.
+    const chunked = await open();
+    chunked.socket.write(head(["Transfer-Encoding: chunked"]));
+    chunked.socket.write(Buffer.concat([chunk(body), chunk(body)]));
+    await until(() => chunked.status() !== 0, 1000);
+
+    const refused = [...held, chunked].filter((c) => c.status() === 503);
+    expect(refused.length).toBeGreaterThanOrEqual(12);
+    for (const c of refused) {
+      expect(headerOf(c.text(), "retry-after")).toBe("1");
+      expect(headerOf(c.text(), "connection")).toBe("close");
+    }
+    expect(chunked.status()).toBe(503);
+    expect(budget.peak).toBeLessThanOrEqual(BUDGET);
+    // The ones that fit are still waiting for the rest of their bodies: 408 after BODY_TIMEOUT_MS, bytes released.
+    expect(await until(() => held.every((c) => c.status() !== 0), BODY_TIMEOUT_MS + 2000)).toBe(true);
+    expect(held.filter((c) => c.status() === 408).length).toBe(held.length - refused.filter((c) => c !== chunked).length);
+    expect(await until(() => budget.held === 0, 2000)).toBe(true);
+  });
+
+  it("[security] a complete body that fails verification is answered on a kept-alive connection and releases its bytes", async () => {
+    const c = await open();
+    const payload = JSON.stringify({ id: "evt_edge", type: "x" });
+    c.socket.write(head([`Content-Length: ${payload.length}`]) + payload);
+    expect(await until(() => c.status() === 401, 2000)).toBe(true);
+    expect(headerOf(c.text(), "connection")).not.toBe("close");
+    expect(budget.held).toBe(0);
+    c.socket.destroy();
+  });
+});
+
+describe("the webhook path", () => {
+  async function post(path: string) {
+    const c = await open();
+    c.socket.write(`POST ${path} HTTP/1.1\r\nHost: ledger.test\r\nContent-Length: 2\r\n\r\n{}`);
+    await until(() => c.text().includes("\r\n\r\n") && c.text().endsWith("}"), 2000);
+    c.socket.destroy();
+    return { status: c.status(), body: JSON.parse(c.text().split("\r\n\r\n")[1] ?? "null") as { error: string }, text: c.text() };
+  }
+
+  it("[security] a NUL, an invalid UTF-8 escape or a 400-character source answers 400 with a clear message, never 500", async () => {
+    const nul = await post("/api/webhooks/%00");
+    expect([nul.status, nul.body.error]).toEqual([400, "the source in the path contains U+0000 (NUL)"]);
+    const ff = await post("/api/webhooks/%ff");
+    expect([ff.status, ff.body.error]).toEqual([400, "the source in the path is not valid percent-encoded UTF-8"]);
+    const long = await post(`/api/webhooks/${"a".repeat(400)}`);
+    expect([long.status, long.body.error]).toEqual([400, "the source in the path is longer than 64 characters"]);
+    const unknown = await post("/api/webhooks/nope");
+    expect(unknown.status).toBe(404);
+    for (const r of [nul, ff, long, unknown]) {
+      expect(headerOf(r.text, "x-content-type-options")).toBe("nosniff");
+      expect(headerOf(r.text, "cache-control")).toBe("no-store");
+    }
+  });
+});
