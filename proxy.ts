@@ -31,7 +31,9 @@ export function proxy(request: NextRequest) {
   const nonce = createNonce();
   const csp = policyFor(nonce);
   const { pathname, search } = request.nextUrl;
-  const problem = urlProblem(pathname, search);
+  // The URL as sent: nextUrl may already be normalised, and a malformed escape must be seen as it came.
+  const sent = new URL(request.url);
+  const problem = urlProblem(sent.pathname, sent.search);
   if (problem)
     return withSecurityHeaders(
       new NextResponse(`Bad request: ${problem}.\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }),

@@ -78,7 +78,7 @@ test("[ui] /sign-in and /setup carry them too, and signing in still works under 
   const res = await page.goto("/sign-in");
   expectSecurityHeaders("/sign-in (browser)", res!);
   await signInAt(page, "/users", E2E.admin.email, E2E.admin.password);
-  await expect(page.getByRole("heading", { name: "Users" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Users", exact: true }).first()).toBeVisible();
   expect(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).toEqual([]);
 });
 
@@ -100,10 +100,20 @@ test("[ui] another origin cannot frame the console, even for a signed-in admin",
 });
 
 test("[ui] a malformed escape or an encoded NUL in a console URL is a 400 with the reason, not a 500", async ({ request }) => {
-  for (const path of ["/events/%ff/x", "/events/stripe/%00", "/events?q=%00", "/events?type=%ff"]) {
+  // (Next re-encodes an invalid escape in the query string before the proxy sees it: /events?type=%ff is
+  // covered below, signed in, where the page must still not fail.)
+  for (const path of ["/events/%ff/x", "/events/stripe/%00", "/events?q=%00"]) {
     const res = await request.get(path, { maxRedirects: 0 });
     expect([path, res.status()]).toEqual([path, 400]);
     expect(await res.text()).toMatch(/^Bad request: /);
     expectSecurityHeaders(path, res);
+  }
+});
+
+test("[ui] signed in, an invalid escape in a filter is no server error", async ({ page }) => {
+  await signInAt(page, "/events", E2E.admin.email, E2E.admin.password);
+  for (const path of ["/events?type=%ff", "/events?q=%ff", "/events?q=%00", "/events?type=%E0%A4%A"]) {
+    const res = await page.request.get(path, { maxRedirects: 0 });
+    expect([path, res.status() < 500]).toEqual([path, true]);
   }
 });
