@@ -37,6 +37,41 @@ export class UnavailableError extends Error {
   }
 }
 
+/** The thing asked for does not exist (no such event, run or user). */
+export class NotFoundError extends Error {
+  override name = "NotFoundError";
+}
+
+/** The thing exists but is not in a state that allows this (a run already finished, the last admin). */
+export class ConflictError extends Error {
+  override name = "ConflictError";
+}
+
+/** The actor's role does not allow this; the message says what was needed. */
+export class ForbiddenError extends Error {
+  override name = "ForbiddenError";
+}
+
+/**
+ * The one mapping from the domain's errors to an HTTP status, for route handlers and the receiver
+ * (server actions return the same errors as values: app/_lib/action-result.ts). Anything else is a 500.
+ */
+export function httpStatusOf(err: unknown): number {
+  if (err instanceof ValidationError || isDataError(err)) return 400;
+  if (err instanceof ForbiddenError) return 403;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError) return 409;
+  if (err instanceof UnavailableError || isTransientError(err)) return 503;
+  return 500;
+}
+
+/** A message a person can act on for the domain's expected errors; undefined for anything unexpected. */
+export function expectedErrorMessage(err: unknown): string | undefined {
+  if (err instanceof ForbiddenError) return `Not allowed: ${err.message}`;
+  if (err instanceof ValidationError || err instanceof ConflictError || err instanceof NotFoundError || err instanceof UnavailableError) return err.message;
+  return undefined;
+}
+
 function codes(err: unknown): string[] {
   const out: string[] = [];
   for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {

@@ -1,8 +1,6 @@
 import { unstable_rethrow } from "next/navigation";
 import { ZodError } from "zod";
-import { ForbiddenError } from "@/lib/auth/roles";
-import { describeError } from "@/lib/errors";
-import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { describeError, expectedErrorMessage } from "@/lib/errors";
 
 export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; error: string };
 
@@ -12,8 +10,8 @@ export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; e
  */
 export function actionError(err: unknown): { ok: false; error: string } {
   unstable_rethrow(err); // redirect() and notFound() are control flow, not failures
-  if (err instanceof ForbiddenError) return { ok: false, error: `Not allowed: ${err.message}` };
-  if (err instanceof ConflictError || err instanceof NotFoundError) return { ok: false, error: err.message };
+  const expected = expectedErrorMessage(err);
+  if (expected !== undefined) return { ok: false, error: expected };
   if (err instanceof ZodError) return { ok: false, error: err.issues.map((i) => i.message).join("; ") };
   console.error("[action]", describeError(err));
   return { ok: false, error: "Something went wrong; the change was not made. Try again, or check the server log." };

@@ -5,7 +5,7 @@ import type { Db } from "@/db/client";
 import { authUser, authVerification } from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
 import { safeEqualStrings } from "@/lib/providers/crypto";
-import { ConflictError } from "@/lib/ledger/types";
+import { ConflictError } from "@/lib/errors";
 import { CreateUserInput, insertUser, lockUserChanges } from "./users";
 
 const SETUP_IDENTIFIER = "first-admin-setup";

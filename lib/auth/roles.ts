@@ -1,3 +1,4 @@
+import { ForbiddenError } from "@/lib/errors";
 import type { Role } from "@/db/schema";
 
 /** What each action needs. Roles are ordered: ops can do everything support can, admin everything ops can. */
@@ -21,17 +22,19 @@ export interface Actor {
   role: Role;
 }
 
-export class ForbiddenError extends Error {
-  override name = "ForbiddenError";
+/** A role check that failed: a ForbiddenError (lib/errors.ts) that says what was needed. */
+export class PermissionError extends ForbiddenError {
   constructor(readonly permission: Permission, readonly role: Role | undefined) {
     super(`${role ?? "anonymous"} may not ${permission.replace(".", ": ")} (needs ${PERMISSIONS[permission]})`);
   }
 }
+
+export { ForbiddenError };
 
 export function can(role: Role | undefined, permission: Permission): boolean {
   return role !== undefined && RANK[role] >= RANK[PERMISSIONS[permission]];
 }
 
 export function authorize(actor: Actor | undefined, permission: Permission): asserts actor is Actor {
-  if (!actor || !can(actor.role, permission)) throw new ForbiddenError(permission, actor?.role);
+  if (!actor || !can(actor.role, permission)) throw new PermissionError(permission, actor?.role);
 }

@@ -4,7 +4,7 @@ import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
-import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { ConflictError, NotFoundError } from "@/lib/errors";
 import { audited } from "./audited";
 import { authorize, type Actor } from "./roles";
 import { MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH } from "./server";

@@ -27,10 +27,5 @@ export interface RetryPolicy {
   backoffMaxMs: number;
 }
 
-export class ConflictError extends Error {
-  override name = "ConflictError";
-}
-
-export class NotFoundError extends Error {
-  override name = "NotFoundError";
-}
+// The domain errors live in lib/errors.ts; re-exported for the ledger verbs that throw them.
+export { ConflictError, NotFoundError } from "@/lib/errors";

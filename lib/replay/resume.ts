@@ -1,5 +1,5 @@
 import { describeError } from "@/lib/errors";
-import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { ConflictError, NotFoundError } from "@/lib/errors";
 import { driveReplayRun, type ReplayHost } from "./drive";
 import { listOrphanedRuns, takeReplayRun } from "./runs";
 

@@ -6,7 +6,7 @@ import { REPLAY_SOURCES, replayRun, type ReplayParams, type ReplayRun } from "@/
 import { writeAudit } from "@/lib/audit";
 import { audited } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { ConflictError, NotFoundError } from "@/lib/errors";
 import { parseGithubHook } from "./sources";
 
 export const ReplayInput = z

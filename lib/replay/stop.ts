@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { replayRun, type ReplayRun } from "@/db/schema/replay";
-import { NotFoundError } from "@/lib/ledger/types";
+import { NotFoundError } from "@/lib/errors";
 
 /** A run its own host stopped on purpose (Ctrl-C): cancelled, so no resumer picks it up; --resume still can. */
 export async function markStopped(db: Db, id: number, reason: string): Promise<ReplayRun> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
 import { exportEvent, getEventDetail } from "@/lib/ledger/event-detail";
-import { NotFoundError } from "@/lib/ledger/types";
+import { NotFoundError } from "@/lib/errors";
 import type { SecretsBySource } from "@/lib/providers";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";

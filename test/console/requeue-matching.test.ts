@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
 import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
-import { ConflictError } from "@/lib/ledger/types";
+import { ConflictError } from "@/lib/errors";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "../worker/helpers";

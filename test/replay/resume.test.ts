@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { ConflictError } from "@/lib/ledger/types";
+import { ConflictError } from "@/lib/errors";
 import { driveReplayRun } from "@/lib/replay/drive";
 import { resumeOrphanedRuns, startReplayResumer } from "@/lib/replay/resume";
 import { cancelReplayRun, createReplayRunAs, reopenReplayRun, getReplayRun, listOrphanedRuns, listReplayRuns, startReplayRun, takeReplayRun } from "@/lib/replay/runs";

@@ -5,7 +5,7 @@ import { defineDeltaHandler } from "@/lib/handlers/types";
 import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased } from "@/lib/ledger/process";
 import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
-import { ConflictError, NotFoundError } from "@/lib/ledger/types";
+import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { Actor } from "@/lib/auth/roles";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";

@@ -7,7 +7,7 @@ import { can } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
-import { NotFoundError } from "@/lib/ledger/types";
+import { NotFoundError } from "@/lib/errors";
 import { secretsFromEnv } from "@/lib/providers";
 import { requirePage } from "../../../../_lib/session";
 import { entityHref, eventHref } from "../../_components/links";

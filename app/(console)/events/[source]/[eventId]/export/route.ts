@@ -1,8 +1,7 @@
-import { ForbiddenError } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
 import { exportEvent, exportJson } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
-import { NotFoundError } from "@/lib/ledger/types";
+import { expectedErrorMessage, ForbiddenError, httpStatusOf } from "@/lib/errors";
 import { secretsFromEnv } from "@/lib/providers";
 import { getRequestContext } from "../../../../../_lib/session";
 
@@ -23,7 +22,8 @@ export async function GET(_req: Request, ctx: { params: Promise<{ source: string
     });
   } catch (err) {
     if (err instanceof ForbiddenError) return Response.json({ error: "sign in to export events" }, { status: actor ? 403 : 401 });
-    if (err instanceof NotFoundError) return Response.json({ error: err.message }, { status: 404 });
+    const message = expectedErrorMessage(err);
+    if (message !== undefined) return Response.json({ error: message }, { status: httpStatusOf(err) });
     throw err;
   }
 }
