@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { tstz } from "./columns";
 
 /** Console roles, least to most powerful: support reads, ops also acts on events, admin also manages users. */
 export const ROLES = ["support", "ops", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 // The four tables better-auth's drizzle adapter expects (user, session, account, verification, plus its
 // database rate limiter), with the admin plugin's role/banned columns. Mutable; sessions are revocable rows.

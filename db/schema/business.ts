@@ -1,6 +1,6 @@
-import { bigint, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { tstz } from "./columns";
 
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** Mutable, one row per subscription (Stripe and Paddle); `version` is the newest event applied. */
 export const subscription = pgTable(

@@ -10,10 +10,10 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tstz } from "./columns";
 
 export const EVENT_STATUSES = ["claimed", "processing", "settled", "failed", "dead"] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -21,7 +21,6 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const EVENT_VIA = ["provider", "replay"] as const;
 export type EventVia = (typeof EVENT_VIA)[number];
 
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * One row per (source, event_id), kept until retention. The primary key is the claim's lock:
@@ -71,11 +70,11 @@ export const webhookEvent = pgTable(
     index("webhook_event_pending_idx")
       .on(t.nextAttemptAt)
       .where(sql`${t.status} in ('claimed', 'failed')`),
-    // Ascending on purpose: a backward scan serves `order by received_at desc, event_id desc`.
     // Leases to take over: as small as the number of events in flight.
     index("webhook_event_lease_idx")
       .on(t.leaseExpiresAt)
       .where(sql`${t.status} = 'processing'`),
+    // Ascending on purpose: a backward scan serves `order by received_at desc, event_id desc`.
     index("webhook_event_received_idx").on(t.receivedAt, t.eventId),
     // Console filters that the received index serves badly when the value is rare (bench/console.ts):
     // a rare event type, and every status but settled (counts, backlog, dead list, bulk requeue).

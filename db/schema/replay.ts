@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { tstz } from "./columns";
 
 export const REPLAY_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
 export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
@@ -13,7 +14,6 @@ export interface ReplayParams {
   stripeFailedOnly?: boolean;
 }
 
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * Mutable: one row per replay (or dry run) of a provider's events API over a window. `cursor` is the

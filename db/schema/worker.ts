@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { tstz } from "./columns";
 
 export const ATTEMPT_TRIGGERS = ["auto", "requeue", "replay", "process-now"] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
@@ -10,7 +11,6 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export const TRANSITION_OUTCOMES = ["applied", "stale"] as const;
 export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** Append-only: one row per processing attempt of an event, whatever started it and however it ended. */
 export const webhookAttempt = pgTable(

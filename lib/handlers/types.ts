@@ -18,7 +18,11 @@ export interface VersionedEntity {
   version: number;
 }
 
-/** The payload does not have what the handler needs: a clear, permanent failure. */
+/**
+ * The payload does not have what the handler needs: its message names the missing path. The worker
+ * still retries it like any failure (with backoff, then dead); telling permanent from transient
+ * failures apart is issue 15's.
+ */
 export class HandlerInputError extends Error {
   override name = "HandlerInputError";
 }

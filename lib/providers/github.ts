@@ -25,7 +25,6 @@ function entityOf(payload: Record<string, unknown>): EntityRef | undefined {
 
 export const github: Provider = {
   source: "github",
-  signatureHeader: "X-Hub-Signature-256",
   verify({ rawBody, headers, secrets }) {
     const header = headers.get("x-hub-signature-256");
     if (!header) return { ok: false, reason: "missing X-Hub-Signature-256 header" };

@@ -4,7 +4,6 @@ import { versionFromIso, versionOf } from "./time";
 
 export const paddle: Provider = {
   source: "paddle",
-  signatureHeader: "Paddle-Signature",
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("paddle-signature");
     if (!header) return { ok: false, reason: "missing Paddle-Signature header" };

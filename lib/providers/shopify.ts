@@ -14,7 +14,6 @@ export function shopifyId(payload: Record<string, unknown>): string | undefined 
 
 export const shopify: Provider = {
   source: "shopify",
-  signatureHeader: "X-Shopify-Hmac-Sha256",
   verify({ rawBody, headers, secrets }) {
     const header = headers.get("x-shopify-hmac-sha256");
     if (!header) return { ok: false, reason: "missing X-Shopify-Hmac-Sha256 header" };

@@ -4,7 +4,6 @@ import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from 
 
 export const slack: Provider = {
   source: "slack",
-  signatureHeader: "X-Slack-Signature",
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("x-slack-signature");
     if (!header) return { ok: false, reason: "missing X-Slack-Signature header" };

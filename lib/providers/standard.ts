@@ -9,7 +9,6 @@ function keyOf(secret: string): Buffer {
 
 export const standard: Provider = {
   source: "standard",
-  signatureHeader: "webhook-signature",
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const id = headers.get("webhook-id");
     const tsHeader = headers.get("webhook-timestamp");

@@ -4,7 +4,6 @@ import { checkTolerance, idAt, isObject, type Provider } from "./types";
 
 export const stripe: Provider = {
   source: "stripe",
-  signatureHeader: "Stripe-Signature",
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("stripe-signature");
     if (!header) return { ok: false, reason: "missing Stripe-Signature header" };

@@ -35,16 +35,12 @@ export type Described = { ok: true; event: EventIdentity } | { ok: false; reason
 
 export interface Provider {
   source: Source;
-  /** Human name of the signature header, for error messages. */
-  signatureHeader: string;
   verify(input: VerifyInput): Verdict;
   /** Reads id, type and entity from a verified, parsed payload. */
   describe(payload: unknown, headers: Headers): Described;
   /** A verified request that is a handshake, not an event (Slack's url_verification). */
   handshake?(payload: unknown): Record<string, unknown> | undefined;
 }
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
