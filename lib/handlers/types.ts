@@ -20,8 +20,8 @@ export interface VersionedEntity {
 
 /**
  * The payload does not have what the handler needs: its message names the missing path. The worker
- * still retries it like any failure (with backoff, then dead); telling permanent from transient
- * failures apart is issue 15's.
+ * still retries it like any failure (with backoff, then dead): it does not yet tell a permanent
+ * failure from a transient one.
  */
 export class HandlerInputError extends Error {
   override name = "HandlerInputError";
