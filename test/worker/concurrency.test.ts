@@ -75,14 +75,20 @@ describe("several workers at once", () => {
 describe("wake-ups", () => {
   it("[worker] an idle worker on a 60 s poll picks up a new event as soon as a NOTIFY arrives", async () => {
     const listener = connectPostgres(inject("databaseUrl"), { max: 2 });
+    let listening!: () => void;
+    const listenUp = new Promise<void>((r) => (listening = r));
     const worker = createWorker({
       getDb: async () => db,
       settings: testSettings({ pollMs: 60_000 }),
-      listen: (onWake) => listener.listen!(WAKE_CHANNEL, onWake),
+      listen: async (onWake) => {
+        const unlisten = await listener.listen!(WAKE_CHANNEL, onWake);
+        listening();
+        return unlisten;
+      },
     });
     worker.start();
     try {
-      await new Promise((r) => setTimeout(r, 300)); // idle: the first empty poll has happened, LISTEN is up
+      await listenUp; // LISTEN is up; with a 60 s poll only the NOTIFY can bring the event in time
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_wake" }));
       await handle.notify!(WAKE_CHANNEL);
       await waitFor(allSettled, 5_000);

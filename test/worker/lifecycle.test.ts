@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import postgres from "postgres";
+import { describe, expect, inject, it } from "vitest";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
 import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
@@ -66,9 +67,28 @@ describe("failure, retries and dead", () => {
 
   it("[worker] the lease is committed before the handler runs, so another connection sees processing and the attempt counted", async () => {
     await claim(db, "stripe", paid("evt_visible"));
-    const [leased] = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 1 });
-    expect(leased?.attempt).toBe(1);
-    expect(await query(db, sql`select status, attempts, leased_by from webhook_event`)).toEqual([{ status: "processing", attempts: 1, leased_by: "w" }]);
+    const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+    const seen: unknown[] = [];
+    // The handler runs inside the worker's transaction; what another connection sees then is what a crash would leave.
+    const observing = handlerLookup([
+      defineDeltaHandler<string>({
+        source: "stripe",
+        types: ["invoice.paid"],
+        read: ({ eventId }) => ({ entity: { type: "customer", id: "cus_x" }, input: eventId }),
+        async apply() {
+          seen.push(...(await other`select status, attempts, leased_by from webhook_event`));
+          return {};
+        },
+      }),
+    ]);
+    try {
+      const leased = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 1 });
+      expect(leased.map((e) => e.attempt)).toEqual([1]);
+      expect(await processLeased(db, leased, { policy: testSettings().policy, handlers: observing })).toMatchObject([{ outcome: "settled" }]);
+      expect(seen).toEqual([{ status: "processing", attempts: 1, leased_by: "w" }]);
+    } finally {
+      await other.end();
+    }
   });
 });
 
