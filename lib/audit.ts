@@ -64,7 +64,8 @@ export async function listAudit(db: Db, actor: Actor | undefined, opts: { before
   const rows = await db
     .select()
     .from(auditLog)
-    .where(opts.before ? lt(auditLog.id, opts.before) : undefined)
+    // A row id is a positive safe integer; anything else (1.5, 1e308, Infinity: a forged link) is the first page.
+    .where(opts.before !== undefined && Number.isSafeInteger(opts.before) && opts.before > 0 ? lt(auditLog.id, opts.before) : undefined)
     .orderBy(desc(auditLog.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);

@@ -85,7 +85,9 @@ export function createAuth(db: Db, config: AuthConfig) {
         bannedUserMessage: "This account is disabled. Ask an admin to enable it.",
       }),
     ],
-    advanced: { cookiePrefix: "ledger", useSecureCookies: config.baseURL.startsWith("https://") },
+    // disableOriginCheck: false, explicitly: better-auth turns its Origin (CSRF) check off by itself when
+    // NODE_ENV=test or TEST is set in the environment, and a deployment must never depend on that.
+    advanced: { cookiePrefix: "ledger", useSecureCookies: config.baseURL.startsWith("https://"), disableOriginCheck: false },
   });
 }
 

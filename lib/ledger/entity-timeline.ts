@@ -65,7 +65,8 @@ export async function getEntityTimeline(db: Db, actor: Actor | undefined, input:
     await db.execute(sql`select version::text, event_id, updated_at::text from entity_version
                          where source = ${k.source} and entity_type = ${k.entityType} and entity_id = ${k.entityId}`),
   );
-  const table = STATE_TABLES[k.entityType];
+  // Own keys only: "constructor" or "__proto__" is an unknown type, not Object.prototype's member.
+  const table = Object.hasOwn(STATE_TABLES, k.entityType) ? STATE_TABLES[k.entityType] : undefined;
   const state = table
     ? rowsOf<Record<string, unknown>>(await db.execute(sql`select * from ${sql.identifier(table)} where source = ${k.source} and external_id = ${k.entityId}`))[0]
     : undefined;

@@ -23,7 +23,9 @@ export const EVENT_SORTS = ["received_desc", "received_asc"] as const;
 export type EventSort = (typeof EVENT_SORTS)[number];
 
 // The cursor keeps received_at as PostgreSQL's own text: microseconds that a JS Date would round away.
-const Cursor = z.tuple([z.string().max(64), z.string().max(32), z.string().max(255)]);
+// PostgreSQL's timestamptz text, e.g. 2026-11-01 10:00:00.123456+00: anything else is a forged link, not a query.
+const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+const Cursor = z.tuple([z.string().max(64).regex(PG_TIMESTAMP), z.string().max(32), z.string().max(255)]);
 type CursorKey = z.infer<typeof Cursor>;
 
 export function encodeCursor(key: CursorKey): string {

@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: "Audit log" };
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
   const { db, actor } = await requirePage("audit.read", "/audit");
-  const before = Number((await searchParams).before) || undefined;
+  const before = Number((await searchParams).before) || undefined; // listAudit ignores what is no row id
   const { rows, nextCursor } = await listAudit(db, actor, { before });
   return (
     <>
