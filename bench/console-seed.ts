@@ -5,12 +5,12 @@
 import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
-import { githubIssuesOpened, githubPullRequestEvent } from "../test/fixtures/github";
-import { paddleSubscriptionEvent } from "../test/fixtures/paddle";
-import { shopifyOrder } from "../test/fixtures/shopify";
-import { slackEventCallback } from "../test/fixtures/slack";
-import { standardEvent } from "../test/fixtures/standard";
-import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../test/fixtures/stripe";
+import { githubIssuesOpened, githubPullRequestEvent } from "@/lib/samples/github";
+import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
+import { shopifyOrder } from "@/lib/samples/shopify";
+import { slackEventCallback } from "@/lib/samples/slack";
+import { standardEvent } from "@/lib/samples/standard";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/lib/samples/stripe";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const connect = (url: string, max = 1) => postgres(url, { max, onnotice: () => {} });

@@ -7,7 +7,7 @@ import os from "node:os";
 import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
-import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
+import { stripeSubscriptionEvent } from "@/lib/samples/stripe";
 import { cpuSeconds } from "./worker-procs";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

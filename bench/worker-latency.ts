@@ -8,7 +8,7 @@ import { claimOne } from "@/test/claim";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { PROVIDERS } from "@/lib/providers";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
-import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
+import { stripeSubscriptionEvent } from "@/lib/samples/stripe";
 import { connect, deadlockNote, ledgerBusy, rollbackNote, seedShape, sleep, verifyLedger, waitIdle, withFreshDb, type LedgerCheck } from "./worker-db";
 import { startWorker, stopChild } from "./worker-procs";
 

@@ -140,3 +140,12 @@ export function getEnv(): Env {
   cached ??= parseEnv(process.env);
   return cached;
 }
+
+/**
+ * A copy of this process's environment as it stands now (raw strings, unparsed), for a CLI that builds a
+ * child process's environment from it (`npm run quickstart`, `npm run dev`). A copy: changing it changes
+ * neither process.env nor what getEnv() returns.
+ */
+export function inheritedEnv(): NodeJS.ProcessEnv {
+  return { ...process.env };
+}

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type * as NextEnv from "@next/env";
 import { acquirePgliteLock } from "@/db/pglite-lock";
-import { EnvSchema } from "@/lib/env";
+import { EnvSchema, inheritedEnv } from "@/lib/env";
 import { applyDemo, DEMO_FILE, readDemo } from "@/lib/demo/demo-file";
 
 /**
@@ -16,7 +16,7 @@ function main() {
   // The .env files first (as `next dev` reads them), so what they set wins over the demo's values.
   const { loadEnvConfig } = createRequire(import.meta.url)("@next/env") as typeof NextEnv;
   loadEnvConfig(process.cwd(), true, { info: () => {}, error: console.error });
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env = inheritedEnv();
   if (!env.DATABASE_URL) {
     const dir = EnvSchema.shape.PGLITE_DIR.parse(env.PGLITE_DIR);
     // Only a check (released at once): the dev server takes the lock itself when it opens the database.

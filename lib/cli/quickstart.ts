@@ -7,7 +7,7 @@ import { acquirePgliteLock } from "@/db/pglite-lock";
 import { postDeliveries } from "@/lib/demo/post";
 import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo } from "@/lib/demo/demo-file";
 import { demoTraffic } from "@/lib/demo/traffic";
-import { EnvSchema } from "@/lib/env";
+import { EnvSchema, inheritedEnv } from "@/lib/env";
 
 /**
  * `npm run quickstart` (after install and build): serve the app on the embedded database with demo
@@ -91,18 +91,19 @@ async function waitForHealth(url: string, timeoutMs: number, server: Server) {
 let interrupted = false;
 
 async function main() {
-  const embedded = !process.env.DATABASE_URL;
+  const parent = inheritedEnv();
+  const embedded = !parent.DATABASE_URL;
   const demo = loadOrCreateDemo();
-  const port = process.env.PORT ?? "3000";
+  const port = parent.PORT ?? "3000";
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...process.env, NODE_ENV: "production", PORT: port, APP_URL: process.env.APP_URL ?? url };
+  const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...parent, NODE_ENV: "production", PORT: port, APP_URL: parent.APP_URL ?? url };
   if (embedded) {
     applyDemo(env, demo);
     // Let the demo's broken event reach dead in seconds rather than hours.
     env.WORKER_MAX_ATTEMPTS ??= "3";
     env.WORKER_BACKOFF_BASE_MS ??= "250";
   }
-  if (embedded) await checkEmbedded(EnvSchema.shape.PGLITE_DIR.parse(process.env.PGLITE_DIR));
+  if (embedded) await checkEmbedded(EnvSchema.shape.PGLITE_DIR.parse(parent.PGLITE_DIR));
   await checkPortFree(Number(port));
 
   const server = startServer(env);
@@ -125,7 +126,7 @@ async function main() {
       console.log(`[demo] posted ${summary.sent} signed deliveries through the receiver: ${JSON.stringify(summary.byStatus)}`);
     }
   } catch (err) {
-    await stopServer(server, (Number(process.env.SHUTDOWN_TIMEOUT_MS) || 10_000) + 5000);
+    await stopServer(server, (Number(parent.SHUTDOWN_TIMEOUT_MS) || 10_000) + 5000);
     throw err;
   }
   console.log(`\n  Webhook Ledger is running at ${url}`);

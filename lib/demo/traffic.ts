@@ -1,9 +1,9 @@
-import { githubIssuesOpened } from "@/test/fixtures/github";
-import { paddleSubscriptionEvent } from "@/test/fixtures/paddle";
-import { shopifyOrder } from "@/test/fixtures/shopify";
-import { slackEventCallback } from "@/test/fixtures/slack";
-import { standardEvent } from "@/test/fixtures/standard";
-import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
+import { githubIssuesOpened } from "@/lib/samples/github";
+import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
+import { shopifyOrder } from "@/lib/samples/shopify";
+import { slackEventCallback } from "@/lib/samples/slack";
+import { standardEvent } from "@/lib/samples/standard";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/lib/samples/stripe";
 import type { Source } from "@/lib/providers/types";
 
 export interface DemoDelivery {

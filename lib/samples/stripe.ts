@@ -1,0 +1,199 @@
+/**
+ * Stripe event payloads in the shape of stripe/openapi `fixtures3.json` (event, subscription, invoice),
+ * trimmed of null-only fields. `created` (the event) and `objectCreated` (the object) differ on purpose:
+ * the entity version is the event's.
+ */
+
+export interface StripeSubscriptionEventInput {
+  eventId?: string;
+  type?: "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted";
+  /** Event creation, unix seconds: the entity version. */
+  created?: number;
+  subscriptionId?: string;
+  customerId?: string;
+  status?: string;
+  priceId?: string;
+  /** data.object.created: fixed for the life of the subscription. */
+  objectCreated?: number;
+  previousAttributes?: Record<string, unknown>;
+}
+
+export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}) {
+  const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
+  const objectCreated = input.objectCreated ?? 1679588735;
+  const created = input.created ?? 1712917129;
+  const type = input.type ?? "customer.subscription.updated";
+  return {
+    id: input.eventId ?? "evt_1P4nHlLgUG5tbmjcQvZ6LJ6R",
+    object: "event",
+    api_version: "2024-04-10",
+    created,
+    data: {
+      object: {
+        id: subscriptionId,
+        object: "subscription",
+        application: null,
+        application_fee_percent: null,
+        automatic_tax: { enabled: false, liability: null },
+        billing_cycle_anchor: objectCreated,
+        cancel_at: null,
+        cancel_at_period_end: false,
+        canceled_at: null,
+        cancellation_details: { comment: null, feedback: null, reason: null },
+        collection_method: "charge_automatically",
+        created: objectCreated,
+        currency: "usd",
+        current_period_end: created + 2_592_000,
+        current_period_start: created,
+        customer: input.customerId ?? "cus_NZbFQAsc0ptasX",
+        days_until_due: null,
+        default_payment_method: "pm_1MoqxGLgUG5tbmjcVy8sEbOu",
+        description: null,
+        discount: null,
+        ended_at: null,
+        items: {
+          object: "list",
+          data: [
+            {
+              id: "si_Na0zOJYhm6UPMj",
+              object: "subscription_item",
+              created: objectCreated,
+              metadata: {},
+              price: {
+                id: input.priceId ?? "price_1MoS37LgUG5tbmjcCA3GTNX8",
+                object: "price",
+                active: true,
+                billing_scheme: "per_unit",
+                created: 1679492997,
+                currency: "usd",
+                livemode: false,
+                lookup_key: null,
+                nickname: null,
+                product: "prod_NZbFOV0OmNHxwl",
+                recurring: { interval: "month", interval_count: 1, usage_type: "licensed" },
+                tax_behavior: "unspecified",
+                type: "recurring",
+                unit_amount: 2000,
+                unit_amount_decimal: "2000",
+              },
+              quantity: 1,
+              subscription: subscriptionId,
+              tax_rates: [],
+            },
+          ],
+          has_more: false,
+          url: `/v1/subscription_items?subscription=${subscriptionId}`,
+        },
+        latest_invoice: "in_1MoqxGLgUG5tbmjcJeILGSau",
+        livemode: false,
+        metadata: {},
+        pause_collection: null,
+        payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: "off" },
+        pending_update: null,
+        schedule: null,
+        start_date: objectCreated,
+        status: input.status ?? "active",
+        test_clock: null,
+        trial_end: null,
+        trial_settings: { end_behavior: { missing_payment_method: "create_invoice" } },
+        trial_start: null,
+      },
+      previous_attributes: input.previousAttributes ?? { status: "past_due" },
+    },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: "req_7Gv5JYb2GnUqY9", idempotency_key: "3f6c8a1e-52f1-4c2e-9d0b-6a7e4b1c2d3f" },
+    type,
+  };
+}
+
+export interface StripeInvoicePaidEventInput {
+  eventId?: string;
+  created?: number;
+  invoiceId?: string;
+  customerId?: string;
+  customerEmail?: string;
+  subscriptionId?: string;
+  priceId?: string;
+  amount?: number;
+}
+
+export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) {
+  const invoiceId = input.invoiceId ?? "in_1MoqxGLgUG5tbmjcJeILGSau";
+  const created = input.created ?? 1712917130;
+  const amount = input.amount ?? 2000;
+  const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
+  return {
+    id: input.eventId ?? "evt_1P4nHmLgUG5tbmjcWm0Ip3Xq",
+    object: "event",
+    api_version: "2024-04-10",
+    created,
+    data: {
+      object: {
+        id: invoiceId,
+        object: "invoice",
+        account_country: "US",
+        account_name: "Ledger Test Co",
+        amount_due: amount,
+        amount_paid: amount,
+        amount_remaining: 0,
+        attempt_count: 1,
+        attempted: true,
+        billing_reason: "subscription_cycle",
+        charge: "ch_1MoS30LgUG5tbmjcjfsQqpHI",
+        collection_method: "charge_automatically",
+        created: created - 3600,
+        currency: "usd",
+        customer: input.customerId ?? "cus_NZbFQAsc0ptasX",
+        customer_email: input.customerEmail ?? "jenny.rosen@example.com",
+        customer_name: "Jenny Rosen",
+        hosted_invoice_url: `https://invoice.stripe.com/i/acct_1MoRdlLgUG5tbmjc/test_${invoiceId}`,
+        lines: {
+          object: "list",
+          data: [
+            {
+              id: "il_1MoqxDLgUG5tbmjct1y8AVhx",
+              object: "line_item",
+              amount,
+              currency: "usd",
+              description: "1 × Ledger Pro (at $20.00 / month)",
+              period: { end: created + 2_592_000, start: created },
+              price: {
+                id: input.priceId ?? "price_1MoS37LgUG5tbmjcCA3GTNX8",
+                object: "price",
+                product: "prod_NZbFOV0OmNHxwl",
+                recurring: { interval: "month", interval_count: 1, usage_type: "licensed" },
+                type: "recurring",
+                unit_amount: amount,
+              },
+              proration: false,
+              quantity: 1,
+              subscription: subscriptionId,
+              subscription_item: "si_Na0zOJYhm6UPMj",
+              type: "subscription",
+            },
+          ],
+          has_more: false,
+          url: `/v1/invoices/${invoiceId}/lines`,
+        },
+        livemode: false,
+        metadata: {},
+        number: "4F0B2C1D-0001",
+        paid: true,
+        payment_intent: "pi_1MoS6tLgUG5tbmjcQ62U6djv",
+        period_end: created,
+        period_start: created - 2_592_000,
+        status: "paid",
+        status_transitions: { finalized_at: created - 3600, paid_at: created, voided_at: null },
+        subscription: subscriptionId,
+        subtotal: amount,
+        tax: null,
+        total: amount,
+      },
+    },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: "invoice.paid",
+  };
+}
