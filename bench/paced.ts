@@ -9,10 +9,22 @@
  */
 import { connect, type Socket } from "node:net";
 
-export interface PacedDelivery { headers: Record<string, string>; body: Buffer }
-export interface PacedResult { duration: number; errors: number; non2xx: number; latency: { p50: number; p99: number }; requests: { total: number } }
+export interface PacedDelivery {
+  headers: Record<string, string>;
+  body: Buffer;
+}
+export interface PacedResult {
+  duration: number;
+  errors: number;
+  non2xx: number;
+  latency: { p50: number; p99: number };
+  requests: { total: number };
+}
 
-interface InFlight { d: PacedDelivery; due: number }
+interface InFlight {
+  d: PacedDelivery;
+  due: number;
+}
 
 const CRLF2 = Buffer.from("\r\n\r\n");
 
@@ -36,8 +48,13 @@ function parseResponse(buf: Buffer): [number, string, number] | undefined {
 }
 
 export async function pacedLoad(opts: {
-  port: number; path: string; rate: number; duration: number; connections: number;
-  next: () => PacedDelivery; onResponse: (status: number, body: string, d: PacedDelivery) => void;
+  port: number;
+  path: string;
+  rate: number;
+  duration: number;
+  connections: number;
+  next: () => PacedDelivery;
+  onResponse: (status: number, body: string, d: PacedDelivery) => void;
 }): Promise<PacedResult> {
   const { port, path, rate, duration, connections, next, onResponse } = opts;
   const total = Math.round(rate * duration);
@@ -63,36 +80,47 @@ export async function pacedLoad(opts: {
     else send(socket, due);
   };
 
-  await Promise.all(Array.from({ length: connections }, () => new Promise<void>((resolve, reject) => {
-    const socket = connect({ port, host: "127.0.0.1", noDelay: true }, () => resolve());
-    let buf: Buffer = Buffer.alloc(0);
-    socket.on("data", (chunk: Buffer) => {
-      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-      const parsed = parseResponse(buf);
-      if (!parsed) return;
-      const [status, body, used] = parsed;
-      buf = buf.subarray(used);
-      const inflight = current.get(socket)!;
-      current.delete(socket);
-      if (status >= 200 && status < 300) latencies.push(performance.now() - inflight.due);
-      else non2xx++;
-      onResponse(status, body, inflight.d);
-      settle();
-      free(socket);
-    });
-    // A socket lost mid-run fails the run: a figure with a hole in it would mislead.
-    socket.on("error", (err) => (reject(err), fail(err)));
-    socket.on("close", () => settled < total && fail(new Error("the server closed a connection during the paced load")));
-    sockets.push(socket);
-    idle.push(socket);
-  })));
+  await Promise.all(
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect({ port, host: "127.0.0.1", noDelay: true }, () => resolve());
+          let buf: Buffer = Buffer.alloc(0);
+          socket.on("data", (chunk: Buffer) => {
+            buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+            const parsed = parseResponse(buf);
+            if (!parsed) return;
+            const [status, body, used] = parsed;
+            buf = buf.subarray(used);
+            const inflight = current.get(socket)!;
+            current.delete(socket);
+            if (status >= 200 && status < 300) latencies.push(performance.now() - inflight.due);
+            else non2xx++;
+            onResponse(status, body, inflight.d);
+            settle();
+            free(socket);
+          });
+          // A socket lost mid-run fails the run: a figure with a hole in it would mislead.
+          socket.on("error", (err) => (reject(err), fail(err)));
+          socket.on(
+            "close",
+            () => settled < total && fail(new Error("the server closed a connection during the paced load")),
+          );
+          sockets.push(socket);
+          idle.push(socket);
+        }),
+    ),
+  );
 
   const t0 = performance.now();
   const tick = () => {
     const now = performance.now();
     for (; sent < total && t0 + (sent * 1000) / rate <= now; sent++) {
       const due = t0 + (sent * 1000) / rate;
-      const socket = idle.pop();
+      // First-in first-out: every connection carries requests in turn. A stack would leave the bottom sockets
+      // silent below saturation, and node answers a connection silent past headersTimeout with a bare 408.
+      const socket = idle.shift();
       if (socket) send(socket, due);
       else waiting.push(due);
     }
@@ -106,6 +134,7 @@ export async function pacedLoad(opts: {
   }
   const elapsed = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0);
+  const pct = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0);
   return { duration: elapsed, errors: 0, non2xx, latency: { p50: pct(0.5), p99: pct(0.99) }, requests: { total } };
 }
