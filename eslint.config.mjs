@@ -13,23 +13,45 @@ import tseslint from "typescript-eslint";
  * list of restricted imports from exactly one block below (restrictedImports builds them from these groups).
  */
 const frameworkImports = [
-  { group: ["next", "next/*", "react", "react-dom", "react/*", "server-only", "client-only"], message: "lib/ and db/ are framework-free: they serve the route, the worker and the CLI." },
+  {
+    group: ["next", "next/*", "react", "react-dom", "react/*", "server-only", "client-only"],
+    message: "lib/ and db/ are framework-free: they serve the route, the worker and the CLI.",
+  },
   { group: ["@/components", "@/components/*", "@/app", "@/app/*"], message: "lib/ and db/ must not import UI." },
 ];
 const testImports = [
-  { regex: "^(@/|(\\.\\./)+)(test|e2e|bench)(/|$)", message: "lib/ and db/ ship; test/, e2e/ and bench/ do not. Realistic payloads live in lib/samples/." },
+  {
+    regex: "^(@/|(\\.\\./)+)(test|e2e|bench)(/|$)",
+    message: "lib/ and db/ ship; test/, e2e/ and bench/ do not. Realistic payloads live in lib/samples/.",
+  },
 ];
 const libImports = [
-  { regex: "^(@/|(\\.\\./)+)lib(/|$)", message: "db/ is the bottom: the schema, client and migrator import nothing from lib/ (only db/index.ts and db/migrate-cli.ts read the Env)." },
+  {
+    regex: "^(@/|(\\.\\./)+)lib(/|$)",
+    message:
+      "db/ is the bottom: the schema, client and migrator import nothing from lib/ (only db/index.ts and db/migrate-cli.ts read the Env).",
+  },
 ];
 const wiringLibImports = [
-  { regex: "^(@/|(\\.\\./)+)lib(/(?!(env|errors)$)|$)", message: "db/index.ts and db/migrate-cli.ts take the Env (lib/env.ts) and describeError (lib/errors.ts) from lib/, nothing else." },
+  {
+    regex: "^(@/|(\\.\\./)+)lib(/(?!(env|errors)$)|$)",
+    message:
+      "db/index.ts and db/migrate-cli.ts take the Env (lib/env.ts) and describeError (lib/errors.ts) from lib/, nothing else.",
+  },
 ];
 const dbValueImports = [
-  { group: ["@/db", "@/db/*"], allowTypeImports: true, message: "app/ and components/ reach the database through lib/." },
+  {
+    group: ["@/db", "@/db/*"],
+    allowTypeImports: true,
+    message: "app/ and components/ reach the database through lib/.",
+  },
 ];
 // `import { env } from "node:process"` is process.env by another name.
-const processEnvImports = ["process", "node:process"].map((name) => ({ name, importNames: ["env"], message: "Read the environment through lib/env.ts (getEnv(), or inheritedEnv() for a child process)." }));
+const processEnvImports = ["process", "node:process"].map((name) => ({
+  name,
+  importNames: ["env"],
+  message: "Read the environment through lib/env.ts (getEnv(), or inheritedEnv() for a child process).",
+}));
 const restrictedImports = (...groups) => ["error", { paths: processEnvImports, patterns: groups.flat() }];
 
 /*
@@ -53,22 +75,56 @@ const layers = [
   ["cli"],
 ];
 // A folder unit is a boundaries element; a file at lib/'s root is a file category (elements are folders).
-const folderUnits = ["samples", "providers", "auth", "handlers", "ledger", "intake", "worker", "replay", "receiver", "server", "demo", "cli"];
-const fileUnits = { env: "lib/env.ts", errors: "lib/errors.ts", lifecycle: "lib/lifecycle.ts", health: "lib/health.ts", context: "lib/context.ts", auth: "lib/audit.ts" };
-const unitElements = [...folderUnits.map((type) => ({ type, pattern: `lib/${type}`, partialMatch: false })), { type: "db", pattern: "db", partialMatch: false }];
+const folderUnits = [
+  "samples",
+  "providers",
+  "auth",
+  "handlers",
+  "ledger",
+  "intake",
+  "worker",
+  "replay",
+  "receiver",
+  "server",
+  "demo",
+  "cli",
+];
+const fileUnits = {
+  env: "lib/env.ts",
+  errors: "lib/errors.ts",
+  lifecycle: "lib/lifecycle.ts",
+  health: "lib/health.ts",
+  context: "lib/context.ts",
+  auth: "lib/audit.ts",
+};
+const unitElements = [
+  ...folderUnits.map((type) => ({ type, pattern: `lib/${type}`, partialMatch: false })),
+  { type: "db", pattern: "db", partialMatch: false },
+];
 const unitFiles = Object.entries(fileUnits).map(([category, pattern]) => ({ category, pattern }));
 const unit = (name) => [
   ...(folderUnits.includes(name) || name === "db" ? [{ element: { type: name } }] : []),
   ...(name in fileUnits ? [{ file: { categories: name } }] : []),
 ];
 // For the rule's message (a Handlebars template): the unit of the importing file or of the import.
-const unitName = (side) => `{{#if ${side}.type}}{{${side}.type}}{{else}}{{#if ${side}.file.categories}}{{${side}.file.categories}}{{else}}no layer{{/if}}{{/if}}`;
+const unitName = (side) =>
+  `{{#if ${side}.type}}{{${side}.type}}{{else}}{{#if ${side}.file.categories}}{{${side}.file.categories}}{{else}}no layer{{/if}}{{/if}}`;
 const layerPolicies = layers.flatMap((layer, i) =>
   layer.map((name) => ({ from: unit(name), allow: { to: [name, ...layers.slice(0, i).flat()].flatMap(unit) } })),
 );
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "drizzle/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "drizzle/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+    ],
+  },
   ...nextVitals,
   ...nextTs,
   {
@@ -80,7 +136,10 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/no-floating-promises": "error",
       // `{ secret: _secret, ...rest }` is how a field is left out of a copy.
-      "@typescript-eslint/no-unused-vars": ["warn", { ignoreRestSiblings: true, varsIgnorePattern: "^_", argsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "warn",
+        { ignoreRestSiblings: true, varsIgnorePattern: "^_", argsIgnorePattern: "^_" },
+      ],
       "drizzle/enforce-delete-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
       "drizzle/enforce-update-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
     },
@@ -93,7 +152,14 @@ export default tseslint.config(
     files: ["lib/**", "db/**", "app/**", "components/**", "server.ts", "proxy.ts"],
     ignores: ["lib/env.ts"],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read the environment through lib/env.ts (getEnv(), or inheritedEnv() for a child process)." }],
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "Read the environment through lib/env.ts (getEnv(), or inheritedEnv() for a child process).",
+        },
+      ],
     },
   },
   {
@@ -106,7 +172,11 @@ export default tseslint.config(
       "no-restricted-imports": restrictedImports(frameworkImports, testImports),
       "no-restricted-syntax": [
         "error",
-        { selector: "ExpressionStatement[directive=/^use (server|client)$/]", message: "lib/ and db/ are framework-free: a \"use server\" or \"use client\" module belongs in app/, calling into lib/." },
+        {
+          selector: "ExpressionStatement[directive=/^use (server|client)$/]",
+          message:
+            'lib/ and db/ are framework-free: a "use server" or "use client" module belongs in app/, calling into lib/.',
+        },
       ],
     },
   },
@@ -125,7 +195,11 @@ export default tseslint.config(
   {
     files: ["lib/**"],
     plugins: { boundaries },
-    settings: { "boundaries/root-path": import.meta.dirname, "boundaries/elements": unitElements, "boundaries/files": unitFiles },
+    settings: {
+      "boundaries/root-path": import.meta.dirname,
+      "boundaries/elements": unitElements,
+      "boundaries/files": unitFiles,
+    },
     rules: {
       // Every file in lib/ belongs to a unit, so a new folder gets a layer before it can import anything.
       "boundaries/no-unknown-files": "error",

@@ -10,9 +10,14 @@ export async function register(): Promise<void> {
     const { appBaseURL } = await import("@/lib/auth/runtime");
     const { getEnv } = await import("@/lib/env");
     const env = getEnv();
-    const first = await bootstrapFirstAdmin(handle.db, { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD, baseURL: appBaseURL() });
+    const first = await bootstrapFirstAdmin(handle.db, {
+      email: env.ADMIN_EMAIL,
+      password: env.ADMIN_PASSWORD,
+      baseURL: appBaseURL(),
+    });
     if (first.kind === "created") console.log(`[ledger] created the first admin ${first.email} from ADMIN_EMAIL`);
-    if (first.kind === "setup-link") console.log(`[ledger] no users yet: create the first admin at ${first.url} (valid 24 h, once)`);
+    if (first.kind === "setup-link")
+      console.log(`[ledger] no users yet: create the first admin at ${first.url} (valid 24 h, once)`);
   } catch (err) {
     // Keep serving: /api/health answers 503 and each request retries the connection.
     console.error("[ledger] database not ready:", describeError(err));

@@ -10,7 +10,11 @@ const isPublic = (pathname: string) => PUBLIC.some((p) => pathname === p || path
 
 function policyFor(nonce: string): string {
   const env = getEnv();
-  return contentSecurityPolicy({ nonce, dev: env.NODE_ENV === "development", https: env.APP_URL?.startsWith("https:") ?? false });
+  return contentSecurityPolicy({
+    nonce,
+    dev: env.NODE_ENV === "development",
+    https: env.APP_URL?.startsWith("https:") ?? false,
+  });
 }
 
 function withSecurityHeaders(response: NextResponse, csp: string): NextResponse {
@@ -36,7 +40,10 @@ export function proxy(request: NextRequest) {
   const problem = urlProblem(sent.pathname, sent.search);
   if (problem)
     return withSecurityHeaders(
-      new NextResponse(`Bad request: ${problem}.\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }),
+      new NextResponse(`Bad request: ${problem}.\n`, {
+        status: 400,
+        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+      }),
       csp,
     );
   if (isPublic(pathname) || getSessionCookie(request, { cookiePrefix: "ledger" })) {

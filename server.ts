@@ -14,7 +14,12 @@ const app = next({ dev: false, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[ledger] ${m}`) });
 const handle = app.getRequestHandler();
-const { url } = await startLedgerServer({ host: env.HOST, port: env.PORT, lifecycle, next: (req, res) => handle(req, res) });
+const { url } = await startLedgerServer({
+  host: env.HOST,
+  port: env.PORT,
+  lifecycle,
+  next: (req, res) => handle(req, res),
+});
 registerAppStops(lifecycle);
 exitOnSignals(lifecycle);
 console.log(`[ledger] listening on ${url}`);

@@ -41,7 +41,9 @@ export async function pick(sql: postgres.Sql, rows: number): Promise<Picks> {
   const [mid] = await sql<{ ts: string; source: string; event_id: string }[]>`
     select received_at::text as ts, source, event_id from webhook_event
     order by received_at desc, event_id desc, source desc offset ${Math.floor(rows / 2)} limit 1`;
-  const [ev] = await sql<{ source: Source; event_id: string }[]>`select source, event_id from webhook_event where status = 'dead' and source = 'stripe' limit 1`;
+  const [ev] = await sql<
+    { source: Source; event_id: string }[]
+  >`select source, event_id from webhook_event where status = 'dead' and source = 'stripe' limit 1`;
   const [en] = await sql<{ source: Source; entity_type: string; entity_id: string }[]>`
     select source, entity_type, entity_id from entity_transition group by 1, 2, 3 order by count(*) desc limit 1`;
   if (!mid || !ev || !en) throw new Error("the seed lacks a mid-history row, a dead event or a timeline");
@@ -58,7 +60,10 @@ export async function pick(sql: postgres.Sql, rows: number): Promise<Picks> {
 }
 
 export function cases(p: Picks): Case[] {
-  const list = (name: string, input: ListEventsInput): Case => ({ name, run: async (db) => (await listEvents(db, actor, input)).rows.length });
+  const list = (name: string, input: ListEventsInput): Case => ({
+    name,
+    run: async (db) => (await listEvents(db, actor, input)).rows.length,
+  });
   const deep = { cursor: p.deepCursor };
   return [
     list("events: first page", {}),
@@ -74,20 +79,34 @@ export function cases(p: Picks): Case[] {
     list("events: status=dead (≈10 %)", { filter: { status: ["dead"] } }),
     list("events: status=failed (500, recent)", { filter: { status: ["failed"] } }),
     list("events: status=failed, oldest first", { filter: { status: ["failed"] }, sort: "received_asc" }),
-    list("events: stripe+invoice.payment_failed+dead", { filter: { source: ["stripe"], type: ["invoice.payment_failed"], status: ["dead"] } }),
+    list("events: stripe+invoice.payment_failed+dead", {
+      filter: { source: ["stripe"], type: ["invoice.payment_failed"], status: ["dead"] },
+    }),
     list("events: one-day window a week ago", { filter: { from: p.dayFrom, to: p.dayTo } }),
     list("events: search customer id", { filter: { q: p.customer } }),
     list("events: search email", { filter: { q: p.email } }),
     list("events: search event id", { filter: { q: p.event.eventId } }),
-    { name: "overview: getStatusCounts", run: async (db) => Object.keys((await getStatusCounts(db, actor)).counts).length },
+    {
+      name: "overview: getStatusCounts",
+      run: async (db) => Object.keys((await getStatusCounts(db, actor)).counts).length,
+    },
     { name: "overview: getBacklog", run: async (db) => (await getBacklog(db, actor)).size },
     { name: "overview: getDeliveryRate (24 h)", run: async (db) => (await getDeliveryRate(db, actor)).length },
     { name: "overview: getFailingTypes", run: async (db) => (await getFailingTypes(db, actor)).length },
     { name: "overview: listDeadEvents", run: async (db) => (await listDeadEvents(db, actor)).rows.length },
-    { name: "detail: getEventDetail (dead, 8 attempts)", run: async (db) => (await getEventDetail(db, actor, p.event, noSecrets)).attempts.length },
-    { name: "entity: getEntityTimeline", run: async (db) => (await getEntityTimeline(db, actor, p.entity)).entries.length },
+    {
+      name: "detail: getEventDetail (dead, 8 attempts)",
+      run: async (db) => (await getEventDetail(db, actor, p.event, noSecrets)).attempts.length,
+    },
+    {
+      name: "entity: getEntityTimeline",
+      run: async (db) => (await getEntityTimeline(db, actor, p.entity)).entries.length,
+    },
     { name: "requeue: countRequeueable (no filter)", run: (db) => countRequeueable(db, actor, {}) },
-    { name: "requeue: countRequeueable (stripe, 1 type)", run: (db) => countRequeueable(db, actor, { source: ["stripe"], type: ["invoice.payment_failed"] }) },
+    {
+      name: "requeue: countRequeueable (stripe, 1 type)",
+      run: (db) => countRequeueable(db, actor, { source: ["stripe"], type: ["invoice.payment_failed"] }),
+    },
   ];
 }
 
@@ -122,9 +141,16 @@ async function once(db: Db, c: Case): Promise<{ n: number; ms: number }> {
   return { n, ms: performance.now() - t0 };
 }
 
-export interface Timing { rows: number; runs: number; p50: number; p95: number; max: number }
+export interface Timing {
+  rows: number;
+  runs: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+const pct = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 
 /** 3 warm-ups, then `runs` timed calls; a case whose first call takes over 1 s gets 3 (the verdict is clear by then). */
 export async function time(db: Db, c: Case, runs: number): Promise<Timing> {
@@ -142,11 +168,15 @@ export async function time(db: Db, c: Case, runs: number): Promise<Timing> {
 function scans(plan: string, out: Set<string>) {
   for (const m of plan.matchAll(/(?:Index Scan|Index Only Scan)(?: Backward)? using (\S+)|Bitmap Index Scan on (\S+)/g))
     out.add((m[1] ?? m[2] ?? "").replace(/^webhook_event_/, "").replace(/^bench_/, "+"));
-  for (const m of plan.matchAll(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)\b/g)) out.add(`SEQ ${m[1]}`);
+  for (const m of plan.matchAll(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)\b/g))
+    out.add(`SEQ ${m[1]}`);
 }
 
 /** The indexes (and big-table seq scans) in the plans of every statement the case sent, plus the text plans. */
-export async function explain(cap: { db: Db; sql: postgres.Sql; log: { q: string; params: unknown[] }[] }, c: Case): Promise<{ uses: string; text: string }> {
+export async function explain(
+  cap: { db: Db; sql: postgres.Sql; log: { q: string; params: unknown[] }[] },
+  c: Case,
+): Promise<{ uses: string; text: string }> {
   cap.log.length = 0;
   await inRollback(cap.db, c.run);
   const queries = cap.log.filter((l) => !/^(begin|rollback|commit|savepoint)/i.test(l.q.trim()));
@@ -158,7 +188,9 @@ export async function explain(cap: { db: Db; sql: postgres.Sql; log: { q: string
         const rows = await tx.unsafe(`explain (analyze, buffers) ${q}`, params as never[]);
         const plan = rows.map((r) => (r as Record<string, string>)["QUERY PLAN"]).join("\n");
         scans(plan, uses);
-        texts.push(`-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${JSON.stringify(params).slice(0, 300)}\n${plan}`);
+        texts.push(
+          `-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${JSON.stringify(params).slice(0, 300)}\n${plan}`,
+        );
         throw new Rollback();
       })
       .catch((err: unknown) => {

@@ -16,7 +16,11 @@ export interface Candidate {
 }
 
 // A btree cannot serve the subject search; only its statistics can.
-const index = (name: string, cols: string): Candidate => ({ name, ddl: `create index bench_${name} on webhook_event ${cols}`, for: /^(?!events: search)/ });
+const index = (name: string, cols: string): Candidate => ({
+  name,
+  ddl: `create index bench_${name} on webhook_event ${cols}`,
+  for: /^(?!events: search)/,
+});
 
 export const CANDIDATES: Candidate[] = [
   index("received3", "(received_at, event_id, source)"),

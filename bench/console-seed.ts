@@ -36,46 +36,195 @@ export async function createDb(name: string): Promise<string> {
 }
 
 export const dropDb = (name: string) =>
-  admin(`drop database if exists ${name} with (force)`).catch((err: unknown) => console.error(`could not drop ${name}: ${String(err)}`));
+  admin(`drop database if exists ${name} with (force)`).catch((err: unknown) =>
+    console.error(`could not drop ${name}: ${String(err)}`),
+  );
 
 // Placeholders: suffixes that keep each id matching lib/ledger/subjects.ts, so the template's subjects are the row's.
-const E = "TOKEVT00001", C = "TOKCUS00001", O = "TOKOBJ00001", MAIL = "tokmail00001@example.com", N1 = "9990000001", N2 = "9990000002";
+const E = "TOKEVT00001",
+  C = "TOKCUS00001",
+  O = "TOKOBJ00001",
+  MAIL = "tokmail00001@example.com",
+  N1 = "9990000001",
+  N2 = "9990000002";
 
-interface Template { source: string; type: string; weight: number; body: string; subjects: string; entity_type: string; entity_id: string; evt: string; headers: string }
+interface Template {
+  source: string;
+  type: string;
+  weight: number;
+  body: string;
+  subjects: string;
+  entity_type: string;
+  entity_id: string;
+  evt: string;
+  headers: string;
+}
 
 function templates(): Template[] {
   const out: Template[] = [];
-  const add = (source: string, type: string, weight: number, payload: Record<string, unknown>, entity: [string, string], evt: string, headers: Record<string, string>) => {
+  const add = (
+    source: string,
+    type: string,
+    weight: number,
+    payload: Record<string, unknown>,
+    entity: [string, string],
+    evt: string,
+    headers: Record<string, string>,
+  ) => {
     const body = JSON.stringify(payload);
-    out.push({ source, type, weight, body, subjects: extractSubjectIds(payload).join("|"), entity_type: entity[0], entity_id: entity[1], evt, headers: JSON.stringify({ "content-type": "application/json", ...headers }) });
+    out.push({
+      source,
+      type,
+      weight,
+      body,
+      subjects: extractSubjectIds(payload).join("|"),
+      entity_type: entity[0],
+      entity_id: entity[1],
+      evt,
+      headers: JSON.stringify({ "content-type": "application/json", ...headers }),
+    });
   };
   const withType = <T extends Record<string, unknown>>(p: T, key: string, type: string) => ({ ...p, [key]: type });
-  const sh = { "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)", "stripe-signature": "t=1712917129,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd" };
-  const sub = (type: "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted") =>
-    stripeSubscriptionEvent({ type, eventId: `evt_${E}`, subscriptionId: `sub_${C}`, customerId: `cus_${C}` });
-  const inv = stripeInvoicePaidEvent({ eventId: `evt_${E}`, invoiceId: `in_${O}`, customerId: `cus_${C}`, customerEmail: MAIL, subscriptionId: `sub_${C}` });
-  for (const [t, w] of [["customer.subscription.updated", 18], ["customer.subscription.created", 5], ["customer.subscription.deleted", 2]] as const)
+  const sh = {
+    "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+    "stripe-signature": "t=1712917129,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+  };
+  const sub = (
+    type: "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted",
+  ) => stripeSubscriptionEvent({ type, eventId: `evt_${E}`, subscriptionId: `sub_${C}`, customerId: `cus_${C}` });
+  const inv = stripeInvoicePaidEvent({
+    eventId: `evt_${E}`,
+    invoiceId: `in_${O}`,
+    customerId: `cus_${C}`,
+    customerEmail: MAIL,
+    subscriptionId: `sub_${C}`,
+  });
+  for (const [t, w] of [
+    ["customer.subscription.updated", 18],
+    ["customer.subscription.created", 5],
+    ["customer.subscription.deleted", 2],
+  ] as const)
     add("stripe", t, w, sub(t), ["subscription", `sub_${C}`], "evt_", sh);
-  for (const [t, w] of [["invoice.paid", 15], ["invoice.finalized", 8], ["invoice.upcoming", 5], ["invoice.payment_failed", 3]] as const)
+  for (const [t, w] of [
+    ["invoice.paid", 15],
+    ["invoice.finalized", 8],
+    ["invoice.upcoming", 5],
+    ["invoice.payment_failed", 3],
+  ] as const)
     add("stripe", t, w, withType(inv, "type", t), ["invoice", `in_${O}`], "evt_", sh);
-  add("stripe", "customer.updated", 3.95, withType(inv, "type", "customer.updated"), ["customer", `cus_${C}`], "evt_", sh);
-  add("stripe", "charge.dispute.created", 0.05, withType(inv, "type", "charge.dispute.created"), ["dispute", `in_${O}`], "evt_", sh);
-  const gh = (event: string) => ({ "x-github-event": event, "x-github-delivery": "uuid", "x-hub-signature-256": "sha256=0b1f...", "user-agent": "GitHub-Hookshot/0d9f3c1" });
+  add(
+    "stripe",
+    "customer.updated",
+    3.95,
+    withType(inv, "type", "customer.updated"),
+    ["customer", `cus_${C}`],
+    "evt_",
+    sh,
+  );
+  add(
+    "stripe",
+    "charge.dispute.created",
+    0.05,
+    withType(inv, "type", "charge.dispute.created"),
+    ["dispute", `in_${O}`],
+    "evt_",
+    sh,
+  );
+  const gh = (event: string) => ({
+    "x-github-event": event,
+    "x-github-delivery": "uuid",
+    "x-hub-signature-256": "sha256=0b1f...",
+    "user-agent": "GitHub-Hookshot/0d9f3c1",
+  });
   const author = { login: `dev${C}`, id: Number(N2) };
-  for (const [a, w] of [["opened", 4], ["synchronize", 6], ["closed", 2]] as const)
-    add("github", `pull_request.${a}`, w, githubPullRequestEvent({ action: a, pullRequestId: Number(N1), author }), ["pull_request", N1], "uuid", gh("pull_request"));
-  add("github", "issues.opened", 3, githubIssuesOpened({ issueId: Number(N1), author }), ["issue", N1], "uuid", gh("issues"));
+  for (const [a, w] of [
+    ["opened", 4],
+    ["synchronize", 6],
+    ["closed", 2],
+  ] as const)
+    add(
+      "github",
+      `pull_request.${a}`,
+      w,
+      githubPullRequestEvent({ action: a, pullRequestId: Number(N1), author }),
+      ["pull_request", N1],
+      "uuid",
+      gh("pull_request"),
+    );
+  add(
+    "github",
+    "issues.opened",
+    3,
+    githubIssuesOpened({ issueId: Number(N1), author }),
+    ["issue", N1],
+    "uuid",
+    gh("issues"),
+  );
   const order = shopifyOrder({ id: Number(N1), customerId: Number(N2), email: MAIL, customerEmail: MAIL });
-  for (const [t, w] of [["orders/create", 4], ["orders/updated", 4], ["orders/paid", 2]] as const)
-    add("shopify", t, w, order, ["order", N1], "uuid", { "x-shopify-topic": t, "x-shopify-hmac-sha256": "XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=" });
-  const ph = { "paddle-signature": "ts=1712917129;h1=eb4d0dc8853be92b7f063b9f3ba5233eb920a09459b6e6b2c26705b4364db151" };
-  for (const [t, w] of [["subscription.updated", 4], ["subscription.created", 1.5], ["transaction.completed", 2.5]] as const)
-    add("paddle", t, w, paddleSubscriptionEvent({ eventId: `evt_${E}`, eventType: t, subscriptionId: `sub_${C}`, customerId: `ctm_${C}` }), ["subscription", `sub_${C}`], "evt_", ph);
+  for (const [t, w] of [
+    ["orders/create", 4],
+    ["orders/updated", 4],
+    ["orders/paid", 2],
+  ] as const)
+    add("shopify", t, w, order, ["order", N1], "uuid", {
+      "x-shopify-topic": t,
+      "x-shopify-hmac-sha256": "XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=",
+    });
+  const ph = {
+    "paddle-signature": "ts=1712917129;h1=eb4d0dc8853be92b7f063b9f3ba5233eb920a09459b6e6b2c26705b4364db151",
+  };
+  for (const [t, w] of [
+    ["subscription.updated", 4],
+    ["subscription.created", 1.5],
+    ["transaction.completed", 2.5],
+  ] as const)
+    add(
+      "paddle",
+      t,
+      w,
+      paddleSubscriptionEvent({
+        eventId: `evt_${E}`,
+        eventType: t,
+        subscriptionId: `sub_${C}`,
+        customerId: `ctm_${C}`,
+      }),
+      ["subscription", `sub_${C}`],
+      "evt_",
+      ph,
+    );
   const slack = slackEventCallback({ eventId: `Ev${E}`, channel: `C${O}`, user: `U${C}` });
-  const sl = { "x-slack-signature": "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503", "x-slack-request-timestamp": "1712917129" };
+  const sl = {
+    "x-slack-signature": "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503",
+    "x-slack-request-timestamp": "1712917129",
+  };
   add("slack", "message", 4, slack, ["channel", `C${O}`], "Ev", sl);
-  add("slack", "reaction_added", 1, { ...slack, event: { type: "reaction_added", user: `U${C}`, reaction: "thumbsup", item: { type: "message", channel: `C${O}`, ts: "1712917129.000200" }, event_ts: "1712917130.000300" } }, ["channel", `C${O}`], "Ev", sl);
-  add("standard", "subscription.updated", 2, standardEvent({ id: `sub_${O}`, customerId: `cus_${C}`, email: MAIL }), ["subscription", `sub_${O}`], "msg_", { "webhook-id": "msg", "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDDX01r8=" });
+  add(
+    "slack",
+    "reaction_added",
+    1,
+    {
+      ...slack,
+      event: {
+        type: "reaction_added",
+        user: `U${C}`,
+        reaction: "thumbsup",
+        item: { type: "message", channel: `C${O}`, ts: "1712917129.000200" },
+        event_ts: "1712917130.000300",
+      },
+    },
+    ["channel", `C${O}`],
+    "Ev",
+    sl,
+  );
+  add(
+    "standard",
+    "subscription.updated",
+    2,
+    standardEvent({ id: `sub_${O}`, customerId: `cus_${C}`, email: MAIL }),
+    ["subscription", `sub_${O}`],
+    "msg_",
+    { "webhook-id": "msg", "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDDX01r8=" },
+  );
   return out;
 }
 
@@ -99,7 +248,8 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
   const t0 = performance.now();
   const sql = connect(url);
   try {
-    for (const q of ["set synchronous_commit = off", "set maintenance_work_mem = '512MB'", "select setseed(0.42)"]) await sql.unsafe(q);
+    for (const q of ["set synchronous_commit = off", "set maintenance_work_mem = '512MB'", "select setseed(0.42)"])
+      await sql.unsafe(q);
     // Secondary indexes are rebuilt after the load: one sort each instead of 1M random inserts.
     const idx = await sql<{ indexname: string; indexdef: string }[]>`
       select indexname, indexdef from pg_indexes where tablename in ('webhook_event', 'webhook_delivery', 'webhook_attempt') 
@@ -164,7 +314,9 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
       select distinct on (source, entity_type, entity_id) source, entity_type, entity_id, version, event_id, recorded_at
       from entity_transition order by source, entity_type, entity_id, version desc`);
     for (const i of idx) await sql.unsafe(i.indexdef);
-    await sql.unsafe("vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition, entity_version");
+    await sql.unsafe(
+      "vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition, entity_version",
+    );
     return (performance.now() - t0) / 1000;
   } finally {
     await sql.end({ timeout: 5 });

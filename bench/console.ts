@@ -23,12 +23,25 @@ const RUNS = arg("runs", 30);
 const shape: SeedShape = { rows: ROWS, settled: arg("settled", 0.9), pending: arg("pending", 1000) };
 const TARGET_MS = 100;
 const STAMP = Date.now();
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const f = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 
-interface Row { c: Case; t: Timing; uses: string }
+interface Row {
+  c: Case;
+  t: Timing;
+  uses: string;
+}
 
-async function measure(handle: DbHandle, cap: ReturnType<typeof capturing>, list: Case[], plans: string[]): Promise<Row[]> {
+async function measure(
+  handle: DbHandle,
+  cap: ReturnType<typeof capturing>,
+  list: Case[],
+  plans: string[],
+): Promise<Row[]> {
   const out: Row[] = [];
   for (const c of list) {
     const t = await time(handle.db, c, RUNS);
@@ -72,7 +85,9 @@ async function leaseOn(url: string, plans: string[]): Promise<Row> {
 async function main() {
   console.log(`load average before: ${load()} (${os.availableParallelism()} cores)`);
   const plans: string[] = [];
-  const small = await withDb(`ledger_bench_console_${STAMP}_small`, { ...shape, rows: Math.round(ROWS / 10) }, (url) => leaseOn(url, plans));
+  const small = await withDb(`ledger_bench_console_${STAMP}_small`, { ...shape, rows: Math.round(ROWS / 10) }, (url) =>
+    leaseOn(url, plans),
+  );
   await withDb(`ledger_bench_console_${STAMP}`, shape, async (url) => {
     const handle = connectPostgres(url, { max: 2 });
     const capSql = connect(url);
@@ -81,20 +96,36 @@ async function main() {
       const [sizes] = await admin<{ ev: string; del: string; att: string }[]>`
         select pg_size_pretty(pg_total_relation_size('webhook_event')) as ev, pg_size_pretty(pg_total_relation_size('webhook_delivery')) as del,
                pg_size_pretty(pg_total_relation_size('webhook_attempt')) as att`;
-      const counts = await admin<{ status: string; n: number }[]>`select status, count(*)::int as n from webhook_event group by 1 order by 2 desc`;
-      console.log(`sizes: webhook_event ${sizes?.ev}, webhook_delivery ${sizes?.del}, webhook_attempt ${sizes?.att}; ${counts.map((r) => `${r.status} ${r.n}`).join(", ")}`);
+      const counts = await admin<
+        { status: string; n: number }[]
+      >`select status, count(*)::int as n from webhook_event group by 1 order by 2 desc`;
+      console.log(
+        `sizes: webhook_event ${sizes?.ev}, webhook_delivery ${sizes?.del}, webhook_attempt ${sizes?.att}; ${counts.map((r) => `${r.status} ${r.n}`).join(", ")}`,
+      );
       const cap = capturing(capSql);
       const list = cases(await pick(admin, ROWS));
       const rows = await measure(handle, cap, list, plans);
       const big = (await measure(handle, cap, [leaseCase], plans))[0]!;
-      console.log(`\n| query | rows | p50 ms | p95 ms | max ms | runs | plan uses |\n|---|---:|---:|---:|---:|---:|---|`);
-      for (const r of rows) console.log(`| ${r.c.name} | ${r.t.rows} | ${f(r.t.p50)} | ${f(r.t.p95)} | ${f(r.t.max)} | ${r.t.runs} | ${r.uses} |`);
-      for (const [label, r] of [[`${(ROWS / 10).toLocaleString("en")} events`, small], [`${ROWS.toLocaleString("en")} events`, big]] as const)
-        console.log(`| ${r.c.name}, ${label} | ${r.t.rows} | ${f(r.t.p50)} | ${f(r.t.p95)} | ${f(r.t.max)} | ${r.t.runs} | ${r.uses} |`);
+      console.log(
+        `\n| query | rows | p50 ms | p95 ms | max ms | runs | plan uses |\n|---|---:|---:|---:|---:|---:|---|`,
+      );
+      for (const r of rows)
+        console.log(
+          `| ${r.c.name} | ${r.t.rows} | ${f(r.t.p50)} | ${f(r.t.p95)} | ${f(r.t.max)} | ${r.t.runs} | ${r.uses} |`,
+        );
+      for (const [label, r] of [
+        [`${(ROWS / 10).toLocaleString("en")} events`, small],
+        [`${ROWS.toLocaleString("en")} events`, big],
+      ] as const)
+        console.log(
+          `| ${r.c.name}, ${label} | ${r.t.rows} | ${f(r.t.p50)} | ${f(r.t.p95)} | ${f(r.t.max)} | ${r.t.runs} | ${r.uses} |`,
+        );
       const missed = rows.filter((r) => r.t.p95 > TARGET_MS);
       const flat = big.t.p95 <= small.t.p95 * 1.5 + 1 && big.uses.includes("pending_idx");
-      console.log(`\ntargets: each ≤ ${TARGET_MS} ms p95: ${missed.length ? `MISSED (${missed.length} of ${rows.length}: ${missed.map((r) => r.c.name).join("; ")})` : "met"}; ` +
-        `pending scan flat (p95 ${f(small.t.p95)} → ${f(big.t.p95)} ms at 10× history, pending_idx): ${flat ? "met" : "MISSED"}`);
+      console.log(
+        `\ntargets: each ≤ ${TARGET_MS} ms p95: ${missed.length ? `MISSED (${missed.length} of ${rows.length}: ${missed.map((r) => r.c.name).join("; ")})` : "met"}; ` +
+          `pending scan flat (p95 ${f(small.t.p95)} → ${f(big.t.p95)} ms at 10× history, pending_idx): ${flat ? "met" : "MISSED"}`,
+      );
       if (flag("no-indexes")) return;
       const slow = rows.filter((r) => r.t.p95 > TARGET_MS / 2 || r.uses.includes("SEQ"));
       console.log(`\ncandidate indexes (each alone, re-timing the ${slow.length} slow cases):`);
@@ -113,14 +144,18 @@ async function main() {
         await drop(admin, cand);
       }
       // Each pair is measured back to back: the machine is shared, so a baseline from minutes ago misleads.
-      console.log(`\ningest cost (one insert of 10,000 rows, median of 5, rolled back; current indexes → with the candidate):`);
+      console.log(
+        `\ningest cost (one insert of 10,000 rows, median of 5, rolled back; current indexes → with the candidate):`,
+      );
       const indexes = CANDIDATES.filter((c) => !c.stats);
       for (const set of [...indexes.map((c) => [c]), indexes]) {
         const before = await ingest10k(admin);
         for (const cand of set) await build(admin, cand);
         const after = await ingest10k(admin);
         for (const cand of set) await drop(admin, cand);
-        console.log(`- + ${set.map((c) => c.name).join(" + ")}: ${f(before)} → ${f(after)} ms (${(((after - before) / before) * 100).toFixed(0)} %)`);
+        console.log(
+          `- + ${set.map((c) => c.name).join(" + ")}: ${f(before)} → ${f(after)} ms (${(((after - before) / before) * 100).toFixed(0)} %)`,
+        );
       }
     } finally {
       await handle.close();

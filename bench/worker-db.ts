@@ -34,7 +34,9 @@ async function adminRun(statement: string): Promise<void> {
 
 async function dropDb(name: string): Promise<void> {
   created.delete(name);
-  await adminRun(`drop database if exists ${name} with (force)`).catch((err: unknown) => console.error(`  could not drop ${name}: ${String(err)}`));
+  await adminRun(`drop database if exists ${name} with (force)`).catch((err: unknown) =>
+    console.error(`  could not drop ${name}: ${String(err)}`),
+  );
 }
 
 /** A fresh, migrated database `ledger_bench_w_<ts>_<n>`, dropped afterwards whatever happens. */
@@ -59,10 +61,19 @@ export async function dropAllCreated(): Promise<void> {
 export function seedShape(n: number) {
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   const coprime = (candidates: number[]) => candidates.find((p) => gcd(p, n) === 1) ?? 1;
-  return { subs: Math.max(1, Math.ceil(n / 10)), pSub: coprime([7919, 7927, 7933]), pVer: coprime([104_729, 104_723, 104_717]) };
+  return {
+    subs: Math.max(1, Math.ceil(n / 10)),
+    pSub: coprime([7919, 7927, 7933]),
+    pVer: coprime([104_729, 104_723, 104_717]),
+  };
 }
 
-const T = { evt: "evt_1BenchTmplEvent000", sub: "sub_1BenchTmplSub00", cus: "cus_BenchTmplCus00", created: 1_111_111_111 };
+const T = {
+  evt: "evt_1BenchTmplEvent000",
+  sub: "sub_1BenchTmplSub00",
+  cus: "cus_BenchTmplCus00",
+  created: 1_111_111_111,
+};
 
 /**
  * Seeds `n` claimed `customer.subscription.updated` events in one statement: a ≈2 KB fixture payload is
@@ -70,7 +81,9 @@ const T = { evt: "evt_1BenchTmplEvent000", sub: "sub_1BenchTmplSub00", cus: "cus
  * Arrival order (received_at, next_attempt_at) and version order disagree, so many events are stale.
  */
 export async function seedClaimed(url: string, n: number): Promise<void> {
-  const template = JSON.stringify(stripeSubscriptionEvent({ eventId: T.evt, subscriptionId: T.sub, customerId: T.cus, created: T.created }));
+  const template = JSON.stringify(
+    stripeSubscriptionEvent({ eventId: T.evt, subscriptionId: T.sub, customerId: T.cus, created: T.created }),
+  );
   const periodEnd = String(T.created + 2_592_000);
   const count = (s: string) => template.split(s).length - 1;
   if (count(String(T.created)) !== 2 || count(periodEnd) !== 1 || count('"status":"active"') !== 1)
@@ -181,7 +194,8 @@ export function rollbackNote(workerOutput: string): string[] {
   return [`${rollbacks} batch(es) rolled back, retried one by one (worker logged ${code})`];
 }
 
-export const deadlockNote = (check: LedgerCheck) => (check.deadlocks > 0 ? [`${check.deadlocks} deadlock(s) in pg_stat_database`] : []);
+export const deadlockNote = (check: LedgerCheck) =>
+  check.deadlocks > 0 ? [`${check.deadlocks} deadlock(s) in pg_stat_database`] : [];
 
 /** Every event settled, one non-failed attempt each, a timeline row each, every subscription at its newest version. */
 export async function verifyLedger(url: string): Promise<LedgerCheck> {
@@ -214,8 +228,17 @@ export async function verifyLedger(url: string): Promise<LedgerCheck> {
       ["subscription rows", r.subs!, r.entities!],
       ["subscriptions not at their newest version", r.wrong_subs!, 0],
     ];
-    const problems = expect.filter(([, got, want]) => got !== want).map(([what, got, want]) => `${what}: ${got}, expected ${want}`);
-    return { events: n, applied: r.applied!, stale: r.transitions! - r.applied!, failedAttempts: r.failed_attempts!, deadlocks: r.deadlocks ?? 0, problems };
+    const problems = expect
+      .filter(([, got, want]) => got !== want)
+      .map(([what, got, want]) => `${what}: ${got}, expected ${want}`);
+    return {
+      events: n,
+      applied: r.applied!,
+      stale: r.transitions! - r.applied!,
+      failedAttempts: r.failed_attempts!,
+      deadlocks: r.deadlocks ?? 0,
+      problems,
+    };
   } finally {
     await sql.end({ timeout: 5 });
   }

@@ -1,5 +1,16 @@
 /** Drain scenarios: our standalone workers and the pgbench one-transaction-per-event reference. */
-import { backendCpu, connect, deadlockNote, ledgerBusy, rollbackNote, seedClaimed, verifyLedger, waitIdle, withFreshDb, type LedgerCheck } from "./worker-db";
+import {
+  backendCpu,
+  connect,
+  deadlockNote,
+  ledgerBusy,
+  rollbackNote,
+  seedClaimed,
+  verifyLedger,
+  waitIdle,
+  withFreshDb,
+  type LedgerCheck,
+} from "./worker-db";
 import { runPgbench } from "./worker-pgbench";
 import { startWorker, stopChild, type Child } from "./worker-procs";
 
@@ -24,7 +35,12 @@ const rate = (events: number, ms: number) => ({ seconds: ms / 1000, perSecond: e
  * The clock starts when the first worker prints "started:" (tsx start-up is not counted) and stops when
  * no event is claimed, failed or processing.
  */
-export async function drainWithWorkers(n: number, procs: number, loops: number | undefined, batchSize: number): Promise<DrainResult> {
+export async function drainWithWorkers(
+  n: number,
+  procs: number,
+  loops: number | undefined,
+  batchSize: number,
+): Promise<DrainResult> {
   return withFreshDb(async (url, name) => {
     await seedClaimed(url, n);
     const env: Record<string, string> = { WORKER_BATCH_SIZE: String(batchSize) };
@@ -35,14 +51,18 @@ export async function drainWithWorkers(n: number, procs: number, loops: number |
       const backends = backendCpu(sql, name);
       const starts = await Promise.all(workers.map((w) => w.started));
       const t0 = Math.min(...starts);
-      const t1 = await waitIdle(() => ledgerBusy(sql), { check: () => workers.forEach((w) => w.assertAlive()), onPoll: backends.sample });
+      const t1 = await waitIdle(() => ledgerBusy(sql), {
+        check: () => workers.forEach((w) => w.assertAlive()),
+        onPoll: backends.sample,
+      });
       await backends.sample();
       const client = workers.reduce((sum, w) => sum + (w.cpuSinceStarted() ?? NaN), 0);
       const cpu = { client: (1000 * client) / n, postgres: (1000 * backends.seconds()) / n };
       const codes = await Promise.all(workers.map((w) => stopChild(w)));
       const output = workers.map((w) => w.output()).join("\n");
       const notes: string[] = [];
-      if (procs > 1) notes.push(`last worker started ${(Math.max(...starts) - t0).toFixed(0)} ms after the first (counted)`);
+      if (procs > 1)
+        notes.push(`last worker started ${(Math.max(...starts) - t0).toFixed(0)} ms after the first (counted)`);
       notes.push(...rollbackNote(output));
       if (codes.some((c) => c !== 0)) notes.push(`worker exit codes ${codes.join(", ")}`);
       const check = await verifyLedger(url);
@@ -61,7 +81,8 @@ export async function drainWithPgbench(n: number, clients: number): Promise<Drai
     await seedClaimed(url, n);
     const sql = connect(url);
     try {
-      const remaining = async () => (await sql<{ n: number }[]>`select count(*)::int as n from webhook_event where status <> 'settled'`)[0]?.n ?? 0;
+      const remaining = async () =>
+        (await sql<{ n: number }[]>`select count(*)::int as n from webhook_event where status <> 'settled'`)[0]?.n ?? 0;
       const backends = backendCpu(sql, name);
       const t0 = performance.now();
       const run = runPgbench(name, clients, remaining);

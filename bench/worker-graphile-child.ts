@@ -12,7 +12,8 @@ if (!url) throw new Error("DATABASE_URL is required");
 
 let done = 0;
 const quiet = new Logger(() => (level, message) => {
-  if (String(level) === "error" || String(level) === "warning") console.error(`[graphile] ${String(level)}: ${message}`);
+  if (String(level) === "error" || String(level) === "warning")
+    console.error(`[graphile] ${String(level)}: ${message}`);
 });
 const common: RunnerOptions = {
   connectionString: url,
@@ -25,7 +26,14 @@ const common: RunnerOptions = {
   noHandleSignals: true,
   logger: quiet,
 };
-const BATCHED = { concurrency: 24, maxPoolSize: 25, useNodeTime: true, localQueue: 500, completeJobBatchDelay: 0, failJobBatchDelay: 0 };
+const BATCHED = {
+  concurrency: 24,
+  maxPoolSize: 25,
+  useNodeTime: true,
+  localQueue: 500,
+  completeJobBatchDelay: 0,
+  failJobBatchDelay: 0,
+};
 const options: RunnerOptions =
   mode === "batched"
     ? {

@@ -9,7 +9,18 @@ import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { PROVIDERS } from "@/lib/providers";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
 import { stripeSubscriptionEvent } from "@/lib/samples/stripe";
-import { connect, deadlockNote, ledgerBusy, rollbackNote, seedShape, sleep, verifyLedger, waitIdle, withFreshDb, type LedgerCheck } from "./worker-db";
+import {
+  connect,
+  deadlockNote,
+  ledgerBusy,
+  rollbackNote,
+  seedShape,
+  sleep,
+  verifyLedger,
+  waitIdle,
+  withFreshDb,
+  type LedgerCheck,
+} from "./worker-db";
 import { startWorker, stopChild } from "./worker-procs";
 
 export interface Percentiles {
@@ -35,15 +46,25 @@ function deliveries(prefix: string, count: number): ClaimInput[] {
     const key = String((k * 7919) % subs).padStart(7, "0");
     const eventId = `${prefix}${String(k).padStart(9, "0")}`;
     const payload = stripeSubscriptionEvent({
-      eventId, subscriptionId: `sub_1BenchL${key}`, customerId: `cus_BenchL${key}`,
-      created: base + ((k * pVer) % count), status: k % 7 === 0 ? "past_due" : "active",
+      eventId,
+      subscriptionId: `sub_1BenchL${key}`,
+      customerId: `cus_BenchL${key}`,
+      created: base + ((k * pVer) % count),
+      status: k % 7 === 0 ? "past_due" : "active",
     });
     const described = PROVIDERS.stripe.describe(payload, new Headers());
     if (!described.ok) throw new Error(described.reason);
     const { entity } = described.event;
     return {
-      source: "stripe", eventId, eventType: described.event.eventType, rawBody: JSON.stringify(payload), headers: {},
-      entityType: entity?.type, entityId: entity?.id, entityVersion: entity?.version, subjectIds: extractSubjectIds(payload),
+      source: "stripe",
+      eventId,
+      eventType: described.event.eventType,
+      rawBody: JSON.stringify(payload),
+      headers: {},
+      entityType: entity?.type,
+      entityId: entity?.id,
+      entityVersion: entity?.version,
+      subjectIds: extractSubjectIds(payload),
     };
   });
 }
@@ -74,7 +95,11 @@ export async function inflowLatency(seconds: number, perSecond = 500): Promise<L
       await worker.started;
       await sleep(1000);
       let errors = 0;
-      const wake = coalesce(() => handle.notify!(WAKE_CHANNEL), 25, () => errors++);
+      const wake = coalesce(
+        () => handle.notify!(WAKE_CHANNEL),
+        25,
+        () => errors++,
+      );
       const inflight: Promise<void>[] = [];
       let sent = 0;
       const t0 = performance.now();
@@ -84,7 +109,12 @@ export async function inflowLatency(seconds: number, perSecond = 500): Promise<L
           if (due > sent) {
             const batch = inputs.slice(sent, due);
             sent = due;
-            inflight.push(Promise.all(batch.map((input) => claimOne(handle.db, input))).then(() => wake(), () => (errors++, wake())));
+            inflight.push(
+              Promise.all(batch.map((input) => claimOne(handle.db, input))).then(
+                () => wake(),
+                () => (errors++, wake()),
+              ),
+            );
           }
           if (sent >= total) {
             clearInterval(timer);
@@ -97,12 +127,21 @@ export async function inflowLatency(seconds: number, perSecond = 500): Promise<L
       await waitIdle(() => ledgerBusy(sql), { check: () => worker.assertAlive() });
       await stopChild(worker);
       const check = await verifyLedger(url);
-      const notes = [...(errors > 0 ? [`${errors} ingest/notify errors`] : []), ...rollbackNote(worker.output()), ...deadlockNote(check)];
+      const notes = [
+        ...(errors > 0 ? [`${errors} ingest/notify errors`] : []),
+        ...rollbackNote(worker.output()),
+        ...deadlockNote(check),
+      ];
       return {
         main: await percentiles(url, "e.settled_at - e.received_at"),
-        toFinished: await percentiles(url, "a.finished_at - e.received_at",
-          "webhook_event e join webhook_attempt a on a.source = e.source and a.event_id = e.event_id and a.outcome <> 'failed'"),
-        achievedPerSecond, check, notes,
+        toFinished: await percentiles(
+          url,
+          "a.finished_at - e.received_at",
+          "webhook_event e join webhook_attempt a on a.source = e.source and a.event_id = e.event_id and a.outcome <> 'failed'",
+        ),
+        achievedPerSecond,
+        check,
+        notes,
       };
     } finally {
       await stopChild(worker);
@@ -130,7 +169,11 @@ export async function idleLatency(samples = 200): Promise<LatencyResult> {
       await waitIdle(() => ledgerBusy(sql), { check: () => worker.assertAlive() });
       await stopChild(worker);
       const check = await verifyLedger(url);
-      return { main: await percentiles(url, "e.leased_at - e.received_at"), check, notes: [...rollbackNote(worker.output()), ...deadlockNote(check)] };
+      return {
+        main: await percentiles(url, "e.leased_at - e.received_at"),
+        check,
+        notes: [...rollbackNote(worker.output()), ...deadlockNote(check)],
+      };
     } finally {
       await stopChild(worker);
       await handle.close();

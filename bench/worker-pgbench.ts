@@ -97,9 +97,29 @@ export function runPgbench(
     try {
       for (let round = 0, left = await remaining(); left > 0 && round < 20; round++, left = await remaining()) {
         const perClient = Math.ceil(left / clients) + Math.ceil((0.02 * left) / clients) + 20;
-        const args = ["-n", "-M", "prepared", "-f", file, "-c", String(clients), "-j", String(Math.min(clients, os.availableParallelism())),
-          "-t", String(perClient), "-h", admin.hostname, "-p", admin.port || "5432", "-U", decodeURIComponent(admin.username) || "postgres", dbName];
-        current = startChild(`pgbench -c ${clients}`, "pgbench", args, { PGPASSWORD: decodeURIComponent(admin.password) });
+        const args = [
+          "-n",
+          "-M",
+          "prepared",
+          "-f",
+          file,
+          "-c",
+          String(clients),
+          "-j",
+          String(Math.min(clients, os.availableParallelism())),
+          "-t",
+          String(perClient),
+          "-h",
+          admin.hostname,
+          "-p",
+          admin.port || "5432",
+          "-U",
+          decodeURIComponent(admin.username) || "postgres",
+          dbName,
+        ];
+        current = startChild(`pgbench -c ${clients}`, "pgbench", args, {
+          PGPASSWORD: decodeURIComponent(admin.password),
+        });
         const code = await current.exited;
         if (code !== 0) throw new Error(`pgbench exited ${code}:\n${current.output().slice(-3000)}`);
       }

@@ -72,7 +72,8 @@ export function startChild(label: string, command: string, args: string[], env: 
     exited,
     output: () => out,
     assertAlive: () => {
-      if (child.exitCode !== null || child.signalCode !== null || !live.has(handle)) throw new Error(`${label} died (${child.exitCode ?? child.signalCode}):\n${out.slice(-3000)}`);
+      if (child.exitCode !== null || child.signalCode !== null || !live.has(handle))
+        throw new Error(`${label} died (${child.exitCode ?? child.signalCode}):\n${out.slice(-3000)}`);
     },
     cpuSinceStarted: () => {
       const now = cpuSeconds(child.pid);

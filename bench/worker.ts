@@ -52,40 +52,89 @@ interface Scenario {
 }
 
 const pgbench = (c: number): Scenario => ({
-  kind: "pgbench", scenario: `1 tx/event (pgbench -c ${c})`, conns: c,
+  kind: "pgbench",
+  scenario: `1 tx/event (pgbench -c ${c})`,
+  conns: c,
   run: async () => ({ drain: await drainWithPgbench(EVENTS, c) }),
 });
 const workers = (procs: number, loops: number): Scenario => ({
-  kind: "worker", procs, loops, conns: procs * loops,
+  kind: "worker",
+  procs,
+  loops,
+  conns: procs * loops,
   scenario: `worker: ${procs} proc × ${loops} loop${loops > 1 ? "s" : ""}${loops === DEFAULT_LOOPS ? " (default)" : ""}`,
-  run: async () => ({ drain: await drainWithWorkers(EVENTS, procs, loops === DEFAULT_LOOPS ? undefined : loops, BATCH) }),
+  run: async () => ({
+    drain: await drainWithWorkers(EVENTS, procs, loops === DEFAULT_LOOPS ? undefined : loops, BATCH),
+  }),
 });
 
 const ALL: Scenario[] = [
-  pgbench(1), workers(1, 1), pgbench(2), workers(1, 2), pgbench(4), workers(1, DEFAULT_LOOPS),
-  workers(2, 1), workers(2, 2), pgbench(2 * DEFAULT_LOOPS), workers(2, DEFAULT_LOOPS),
-  { kind: "graphile", scenario: "graphile-worker 0.17: defaults, no-op jobs", conns: "pool 10", run: async () => ({ drain: await drainWithGraphile(EVENTS, "defaults") }) },
-  { kind: "graphile", scenario: "graphile-worker 0.17: batched, no-op jobs", conns: "pool 25", run: async () => ({ drain: await drainWithGraphile(EVENTS, "batched") }) },
+  pgbench(1),
+  workers(1, 1),
+  pgbench(2),
+  workers(1, 2),
+  pgbench(4),
+  workers(1, DEFAULT_LOOPS),
+  workers(2, 1),
+  workers(2, 2),
+  pgbench(2 * DEFAULT_LOOPS),
+  workers(2, DEFAULT_LOOPS),
   {
-    kind: "latency", scenario: `claim→settled at ${INFLOW_RATE}/s for ${INFLOW_SECONDS} s, 1 proc (default)`, conns: DEFAULT_LOOPS,
+    kind: "graphile",
+    scenario: "graphile-worker 0.17: defaults, no-op jobs",
+    conns: "pool 10",
+    run: async () => ({ drain: await drainWithGraphile(EVENTS, "defaults") }),
+  },
+  {
+    kind: "graphile",
+    scenario: "graphile-worker 0.17: batched, no-op jobs",
+    conns: "pool 25",
+    run: async () => ({ drain: await drainWithGraphile(EVENTS, "batched") }),
+  },
+  {
+    kind: "latency",
+    scenario: `claim→settled at ${INFLOW_RATE}/s for ${INFLOW_SECONDS} s, 1 proc (default)`,
+    conns: DEFAULT_LOOPS,
     run: async () => ({ latency: await inflowLatency(INFLOW_SECONDS, INFLOW_RATE) }),
   },
-  { kind: "latency", scenario: `idle→picked up, ${IDLE_SAMPLES} single events + NOTIFY`, conns: DEFAULT_LOOPS, run: async () => ({ latency: await idleLatency(IDLE_SAMPLES) }) },
+  {
+    kind: "latency",
+    scenario: `idle→picked up, ${IDLE_SAMPLES} single events + NOTIFY`,
+    conns: DEFAULT_LOOPS,
+    run: async () => ({ latency: await idleLatency(IDLE_SAMPLES) }),
+  },
 ];
 const SCENARIOS = ALL.filter((s) => ONLY.includes(s.kind));
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (n: number) => fmt(n, n < 100 ? 1 : 0);
 
 const cpuCell = (d: DrainResult | undefined) =>
-  d?.cpu ? `${fmt(1000 * d.cpu.client)} + ${fmt(1000 * d.cpu.postgres)} = ${fmt(1000 * (d.cpu.client + d.cpu.postgres))}` : "";
+  d?.cpu
+    ? `${fmt(1000 * d.cpu.client)} + ${fmt(1000 * d.cpu.postgres)} = ${fmt(1000 * (d.cpu.client + d.cpu.postgres))}`
+    : "";
 
 function printTable(rows: Row[]) {
-  const baseline = new Map(rows.filter((r) => r.kind === "pgbench" && r.drain).map((r) => [r.conns, r.drain!.perSecond]));
-  const head = ["scenario", "conns", "events", "seconds", "events/s (or p50 / p99 / max ms)", "vs 1 tx/event, same conns", "CPU µs/event: client + PG", "checks"];
+  const baseline = new Map(
+    rows.filter((r) => r.kind === "pgbench" && r.drain).map((r) => [r.conns, r.drain!.perSecond]),
+  );
+  const head = [
+    "scenario",
+    "conns",
+    "events",
+    "seconds",
+    "events/s (or p50 / p99 / max ms)",
+    "vs 1 tx/event, same conns",
+    "CPU µs/event: client + PG",
+    "checks",
+  ];
   const lines = rows.map((r) => {
-    const notes = [...(r.drain?.notes ?? []), ...(r.latency?.notes ?? [])].filter((n) => !n.startsWith("last worker started"));
-    const checks = r.error ? `FAILED: ${r.error.split("\n")[0]!.slice(0, 120)}`
+    const notes = [...(r.drain?.notes ?? []), ...(r.latency?.notes ?? [])].filter(
+      (n) => !n.startsWith("last worker started"),
+    );
+    const checks = r.error
+      ? `FAILED: ${r.error.split("\n")[0]!.slice(0, 120)}`
       : (r.drain?.check ?? r.latency?.check)?.problems.join("; ") ||
         [r.kind === "graphile" ? "all jobs ran" : "all settled, newest wins ✓", ...notes].join("; ");
     if (r.latency) {
@@ -94,12 +143,29 @@ function printTable(rows: Row[]) {
     }
     const d = r.drain;
     const base = baseline.get(r.conns);
-    const ratio = d && base && r.kind !== "pgbench" ? `${fmt(d.perSecond / base, 2)}×` : r.kind === "pgbench" && d ? "1.00×" : "";
-    return [r.scenario, String(r.conns), d ? fmt(d.events) : "", d ? fmt(d.seconds, 1) : "", d ? fmt(d.perSecond) : "", ratio, cpuCell(d), checks];
+    const ratio =
+      d && base && r.kind !== "pgbench" ? `${fmt(d.perSecond / base, 2)}×` : r.kind === "pgbench" && d ? "1.00×" : "";
+    return [
+      r.scenario,
+      String(r.conns),
+      d ? fmt(d.events) : "",
+      d ? fmt(d.seconds, 1) : "",
+      d ? fmt(d.perSecond) : "",
+      ratio,
+      cpuCell(d),
+      checks,
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
-  console.log([line(head), `|${widths.map((w, i) => (i === 0 || i === 7 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...lines.map(line)].join("\n"));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  console.log(
+    [
+      line(head),
+      `|${widths.map((w, i) => (i === 0 || i === 7 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+      ...lines.map(line),
+    ].join("\n"),
+  );
 }
 
 function printTargets(rows: Row[]) {
@@ -112,33 +178,51 @@ function printTargets(rows: Row[]) {
     const dflt = single.find((r) => r.loops === DEFAULT_LOOPS);
     const same = (r: Row) => bench.find((b) => b.conns === r.conns);
     const bestBench = bench.reduce((a, b) => (rate(b)! > rate(a)! ? b : a));
-    for (const [what, r] of [["best single process", best], ["default single process", dflt]] as const) {
+    for (const [what, r] of [
+      ["best single process", best],
+      ["default single process", dflt],
+    ] as const) {
       if (!r) continue;
       const s = same(r);
-      const vsSame = s ? `${fmt(rate(r)! / rate(s)!, 2)}× pgbench -c ${s.conns} (${mark(rate(r)! >= 2 * rate(s)!)})` : "no pgbench run with the same connections";
+      const vsSame = s
+        ? `${fmt(rate(r)! / rate(s)!, 2)}× pgbench -c ${s.conns} (${mark(rate(r)! >= 2 * rate(s)!)})`
+        : "no pgbench run with the same connections";
       const vsBest = rate(r)! / rate(bestBench)!;
-      console.log(`target ≥ 2× one tx/event, ${what} (${r.scenario}, ${fmt(rate(r)!)}/s): ${vsSame}; ` +
-        `${fmt(vsBest, 2)}× the best pgbench of the run (-c ${bestBench.conns}, ${fmt(rate(bestBench)!)}/s) (${mark(vsBest >= 2)})`);
+      console.log(
+        `target ≥ 2× one tx/event, ${what} (${r.scenario}, ${fmt(rate(r)!)}/s): ${vsSame}; ` +
+          `${fmt(vsBest, 2)}× the best pgbench of the run (-c ${bestBench.conns}, ${fmt(rate(bestBench)!)}/s) (${mark(vsBest >= 2)})`,
+      );
     }
   }
   const idle = rows.find((r) => r.kind === "latency" && r.scenario.startsWith("idle"))?.latency;
   if (idle) console.log(`target idle→picked-up p99 < 100 ms: ${ms(idle.main.p99)} ms: ${mark(idle.main.p99 < 100)}`);
   const inflow = rows.find((r) => r.kind === "latency" && r.scenario.startsWith("claim"))?.latency;
   if (inflow?.toFinished)
-    console.log(`inflow: achieved ${fmt(inflow.achievedPerSecond ?? 0)} claims/s; claim→attempt finished (≈ commit) p50 ${ms(inflow.toFinished.p50)} / p99 ${ms(inflow.toFinished.p99)} ms`);
+    console.log(
+      `inflow: achieved ${fmt(inflow.achievedPerSecond ?? 0)} claims/s; claim→attempt finished (≈ commit) p50 ${ms(inflow.toFinished.p50)} / p99 ${ms(inflow.toFinished.p99)} ms`,
+    );
 }
 
 async function main() {
   let interrupted = false;
   process.once("SIGINT", () => {
     interrupted = true;
-    void stopAllChildren().then(dropAllCreated).finally(() => process.exit(130));
+    void stopAllChildren()
+      .then(dropAllCreated)
+      .finally(() => process.exit(130));
   });
   console.log(`machine: ${await machineLine()}`);
-  console.log(`command: npm run bench:worker -- ${process.argv.slice(2).join(" ") || "(defaults)"} · ${fmt(EVENTS)} events per drain, ` +
-    `batch ${BATCH}, default loops/process ${DEFAULT_LOOPS}; Postgres, workers and drivers share the cores`);
+  console.log(
+    `command: npm run bench:worker -- ${process.argv.slice(2).join(" ") || "(defaults)"} · ${fmt(EVENTS)} events per drain, ` +
+      `batch ${BATCH}, default loops/process ${DEFAULT_LOOPS}; Postgres, workers and drivers share the cores`,
+  );
   console.log(`graphile-worker modes: defaults = ${GRAPHILE_MODES.defaults}; batched = ${GRAPHILE_MODES.batched}`);
-  console.log(`load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (anything else running skews the figures)\n`);
+  console.log(
+    `load average before: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (anything else running skews the figures)\n`,
+  );
   const rows: Row[] = [];
   for (const s of SCENARIOS) {
     if (interrupted) break;
@@ -151,10 +235,12 @@ async function main() {
       const l = out.latency?.main;
       const notes = [...(d?.notes ?? []), ...(out.latency?.notes ?? [])];
       const problems = (d?.check ?? out.latency?.check)?.problems ?? [];
-      console.log(`${d ? `${fmt(d.perSecond)} events/s (${fmt(d.seconds, 1)} s)` : l ? `p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms` : ""}` +
-        `${d?.cpu ? `; CPU µs/event client + PG ${cpuCell(d)}` : ""}` +
-        `${d?.check ? `; ${fmt(d.check.applied)} applied, ${fmt(d.check.stale)} stale, ${d.check.failedAttempts} failed attempts` : ""}` +
-        `${notes.length ? `; ${notes.join("; ")}` : ""}${problems.length ? `; PROBLEMS: ${problems.join("; ")}` : ""} [${fmt((performance.now() - t) / 1000, 0)} s with setup]`);
+      console.log(
+        `${d ? `${fmt(d.perSecond)} events/s (${fmt(d.seconds, 1)} s)` : l ? `p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms` : ""}` +
+          `${d?.cpu ? `; CPU µs/event client + PG ${cpuCell(d)}` : ""}` +
+          `${d?.check ? `; ${fmt(d.check.applied)} applied, ${fmt(d.check.stale)} stale, ${d.check.failedAttempts} failed attempts` : ""}` +
+          `${notes.length ? `; ${notes.join("; ")}` : ""}${problems.length ? `; PROBLEMS: ${problems.join("; ")}` : ""} [${fmt((performance.now() - t) / 1000, 0)} s with setup]`,
+      );
       if (problems.length) process.exitCode = 1;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -163,7 +249,12 @@ async function main() {
       process.exitCode = 1;
     }
   }
-  console.log(`\nload average after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+  console.log(
+    `\nload average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}\n`,
+  );
   printTable(rows);
   console.log("");
   printTargets(rows);

@@ -1,6 +1,13 @@
 import type { DeliveryMinute } from "@/lib/ledger/overview";
 
-const COLORS: Record<string, string> = { stripe: "#635bff", github: "#24292f", shopify: "#5e8e3e", paddle: "#e0a800", slack: "#e01e5a", standard: "#0b7285" };
+const COLORS: Record<string, string> = {
+  stripe: "#635bff",
+  github: "#24292f",
+  shopify: "#5e8e3e",
+  paddle: "#e0a800",
+  slack: "#e01e5a",
+  standard: "#0b7285",
+};
 const W = 960;
 const H = 160;
 const BUCKET_MIN = 10;
@@ -26,7 +33,13 @@ export function DeliveryChart({ minutes, now, hours = 24 }: { minutes: DeliveryM
   const label = (b: number) => new Date((start + b * BUCKET_MIN) * 60_000).toISOString().slice(11, 16);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${W} ${H + 18}`} width="100%" height={H + 18} role="img" aria-label={`Deliveries per minute over the last ${hours} hours, by source; peak ${peak.toFixed(1)} per minute`}>
+      <svg
+        viewBox={`0 0 ${W} ${H + 18}`}
+        width="100%"
+        height={H + 18}
+        role="img"
+        aria-label={`Deliveries per minute over the last ${hours} hours, by source; peak ${peak.toFixed(1)} per minute`}
+      >
         <line x1={0} x2={W} y1={H} y2={H} stroke="#dde1e6" />
         {peak > 0 && (
           <text x={2} y={10} className="axis">
@@ -41,7 +54,14 @@ export function DeliveryChart({ minutes, now, hours = 24 }: { minutes: DeliveryM
             const h = Math.max(v * scale, 1);
             y -= h;
             return (
-              <rect key={`${b}-${s}`} x={b * bw + 0.5} y={y} width={Math.max(bw - 1, 1)} height={h} fill={COLORS[s] ?? "#888"}>
+              <rect
+                key={`${b}-${s}`}
+                x={b * bw + 0.5}
+                y={y}
+                width={Math.max(bw - 1, 1)}
+                height={h}
+                fill={COLORS[s] ?? "#888"}
+              >
                 <title>{`${label(b)} UTC · ${s}: ${v.toFixed(2)}/min`}</title>
               </rect>
             );

@@ -6,7 +6,13 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const childPath = (path: string, key: string | number) =>
-  typeof key === "number" ? `${path}[${key}]` : IDENT.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
+  typeof key === "number"
+    ? `${path}[${key}]`
+    : IDENT.test(key)
+      ? path
+        ? `${path}.${key}`
+        : key
+      : `${path}[${JSON.stringify(key)}]`;
 
 function CopyButtons({ path, value }: { path: string; value: Json }) {
   const [copied, setCopied] = useState<string | undefined>();
@@ -37,7 +43,17 @@ function Scalar({ value }: { value: Exclude<Json, Json[] | { [key: string]: Json
   return <span className="jv-bool">{String(value)}</span>;
 }
 
-function Node({ name, value, path, depth }: { name: string | number | undefined; value: Json; path: string; depth: number }) {
+function Node({
+  name,
+  value,
+  path,
+  depth,
+}: {
+  name: string | number | undefined;
+  value: Json;
+  path: string;
+  depth: number;
+}) {
   const label = name === undefined ? null : <span className="jv-key">{typeof name === "number" ? name : name}: </span>;
   if (value === null || typeof value !== "object") {
     return (
@@ -77,7 +93,8 @@ function Node({ name, value, path, depth }: { name: string | number | undefined;
  */
 const TREE_LIMITS = { depth: 32, bytes: 256 * 1024, nodes: 5000, pathChars: 512 * 1024 };
 
-const keyPathChars = (key: string | number) => (typeof key === "number" ? String(key).length + 2 : IDENT.test(key) ? key.length + 1 : JSON.stringify(key).length + 2);
+const keyPathChars = (key: string | number) =>
+  typeof key === "number" ? String(key).length + 2 : IDENT.test(key) ? key.length + 1 : JSON.stringify(key).length + 2;
 
 /** Why the value is too deep or too large for a tree, or undefined; a loop that stops at the first limit passed. */
 function tooBigForTree(value: unknown): string | undefined {
@@ -157,14 +174,16 @@ function boundedText(value: unknown, max: number): { text: string; truncated: bo
 export function JsonViewer({ value, raw }: { value: unknown; raw?: string }) {
   const tooBig = useMemo(() => tooBigForTree(value), [value]);
   if (tooBig) {
-    const shown = raw !== undefined
-      ? { text: raw.slice(0, TREE_LIMITS.bytes), truncated: raw.length > TREE_LIMITS.bytes }
-      : boundedText(value, TREE_LIMITS.bytes);
+    const shown =
+      raw !== undefined
+        ? { text: raw.slice(0, TREE_LIMITS.bytes), truncated: raw.length > TREE_LIMITS.bytes }
+        : boundedText(value, TREE_LIMITS.bytes);
     return (
       <div className="json-viewer" data-tree="off">
         <p className="muted jv-note" role="note">
           Shown as text, not as a tree: {tooBig}.
-          {shown.truncated && ` Only the first ${TREE_LIMITS.bytes / 1024} KB are shown; Download JSON has the whole record.`}
+          {shown.truncated &&
+            ` Only the first ${TREE_LIMITS.bytes / 1024} KB are shown; Download JSON has the whole record.`}
         </p>
         <pre className="raw">{shown.text}</pre>
       </div>

@@ -4,5 +4,8 @@
  */
 export function utc(value: Date | string | null | undefined, opts: { ms?: boolean } = {}): string {
   if (value === null || value === undefined) return "—";
-  return (typeof value === "string" ? new Date(value) : value).toISOString().slice(0, opts.ms ? 23 : 19).replace("T", " ");
+  return (typeof value === "string" ? new Date(value) : value)
+    .toISOString()
+    .slice(0, opts.ms ? 23 : 19)
+    .replace("T", " ");
 }

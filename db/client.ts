@@ -42,7 +42,8 @@ function preparing(client: Sql): Sql {
   return new Proxy(client, {
     get(target, prop, receiver) {
       if (prop === "unsafe")
-        return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
+        return (query: string, params?: unknown[], options?: object) =>
+          target.unsafe(query, params as never, { ...options, prepare: true });
       if (prop === "begin")
         return (...args: unknown[]) => {
           const i = args.length - 1;
@@ -67,7 +68,9 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     connection: {
       application_name: opts.applicationName ?? "webhook-ledger",
       ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
-      ...(opts.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs } : {}),
+      ...(opts.idleInTransactionTimeoutMs
+        ? { idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs }
+        : {}),
     },
   });
   const db = drizzlePostgres(opts.prepare === false ? client : preparing(client), { schema }) as unknown as Db;

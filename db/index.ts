@@ -21,7 +21,11 @@ async function open(): Promise<AppDb> {
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       connectTimeoutSeconds: Math.max(1, Math.ceil(env.WEBHOOK_CLAIM_TIMEOUT_MS / 1000)),
     };
-    const main = connectPostgres(env.DATABASE_URL, { ...bounds, max: env.DATABASE_POOL_MAX, statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS });
+    const main = connectPostgres(env.DATABASE_URL, {
+      ...bounds,
+      max: env.DATABASE_POOL_MAX,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    });
     // A claim past its deadline is answered 503 anyway; the server stops it there too (a lock wait, say).
     const claims = connectPostgres(env.DATABASE_URL, {
       ...bounds,

@@ -72,12 +72,15 @@ export function readMigrationSteps(migrationsFolder: string): MigrationStep[] {
   const files = readMigrationFiles({ migrationsFolder });
   return files.map((file, n) => {
     const entry = journal.entries[n];
-    if (!entry || entry.when !== file.folderMillis) throw new Error(`migrations: journal entry ${n} does not match its file`);
+    if (!entry || entry.when !== file.folderMillis)
+      throw new Error(`migrations: journal entry ${n} does not match its file`);
     const firstLine = (file.sql[0] ?? "").split("\n", 1)[0]!.trim();
     const transactional = firstLine !== NO_TRANSACTION_MARKER;
     for (const statement of file.sql) {
       if (transactional && /\bCONCURRENTLY\b/i.test(withoutComments(statement)))
-        throw new Error(`migrations: ${entry.tag} uses CONCURRENTLY, which cannot run in a transaction; start the file with "${NO_TRANSACTION_MARKER}"`);
+        throw new Error(
+          `migrations: ${entry.tag} uses CONCURRENTLY, which cannot run in a transaction; start the file with "${NO_TRANSACTION_MARKER}"`,
+        );
       const concurrentBuild = /\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i.test(withoutComments(statement));
       const build = concurrentIndexOf(statement);
       if (concurrentBuild && !build?.ifNotExists)

@@ -20,7 +20,9 @@ const LOCK_POLL_MS = 200;
  */
 async function lockMigrations(db: Db): Promise<void> {
   for (;;) {
-    const [row] = rowsOf<{ locked: boolean }>(await db.execute(sql`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as locked`));
+    const [row] = rowsOf<{ locked: boolean }>(
+      await db.execute(sql`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as locked`),
+    );
     if (row?.locked) return;
     await sleep(LOCK_POLL_MS);
   }

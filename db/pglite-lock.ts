@@ -45,7 +45,12 @@ export function lockPathFor(dir: string): string {
 /** Takes the folder's lock, or throws PgliteLockedError naming the live process that has it. */
 export function acquirePgliteLock(dir: string): PgliteLock {
   const lockPath = lockPathFor(dir);
-  const mine: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), command: commandLine() };
+  const mine: LockHolder = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    command: commandLine(),
+  };
   const content = JSON.stringify(mine);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -92,10 +97,13 @@ export class PgliteOpenError extends Error {
  */
 export function pgliteOpenError(dir: string, err: unknown, log: readonly string[]): PgliteOpenError {
   const at = log.findLastIndex((l) => /\b(FATAL|PANIC):/.test(l));
-  const strip = (l: string | undefined, tag: string) => l?.match(new RegExp(`\\b${tag}:\\s+(.*)$`))?.[1]?.replaceAll("/pglite/data", dir);
+  const strip = (l: string | undefined, tag: string) =>
+    l?.match(new RegExp(`\\b${tag}:\\s+(.*)$`))?.[1]?.replaceAll("/pglite/data", dir);
   const fatal = at >= 0 ? strip(log[at], "(?:FATAL|PANIC)") : undefined;
   const detail = at >= 0 ? strip(log[at + 1], "DETAIL") : undefined;
-  const thrown = (err instanceof Error ? err.message : String(err)).replace(/\.? Build with -sASSERTIONS.*$/, "").replace(/^Aborted\(\)$/, "PostgreSQL aborted");
+  const thrown = (err instanceof Error ? err.message : String(err))
+    .replace(/\.? Build with -sASSERTIONS.*$/, "")
+    .replace(/^Aborted\(\)$/, "PostgreSQL aborted");
   const reason = fatal ? (detail ? `${fatal} (${detail.replace(/\.$/, "")})` : fatal) : thrown;
   return new PgliteOpenError(dir, reason.replace(/\.$/, ""), { cause: err });
 }
@@ -132,7 +140,12 @@ function parseHolder(raw: string): LockHolder | undefined {
   try {
     const v = JSON.parse(raw) as Partial<LockHolder>;
     if (typeof v.pid === "number" && Number.isInteger(v.pid) && v.pid > 0 && typeof v.hostname === "string")
-      return { pid: v.pid, hostname: v.hostname, startedAt: String(v.startedAt ?? "?"), command: typeof v.command === "string" ? v.command : undefined };
+      return {
+        pid: v.pid,
+        hostname: v.hostname,
+        startedAt: String(v.startedAt ?? "?"),
+        command: typeof v.command === "string" ? v.command : undefined,
+      };
   } catch {
     // not (yet) JSON
   }

@@ -16,7 +16,10 @@ export const E2E = {
   baseURL: `http://127.0.0.1:${process.env.E2E_PORT}`,
   replayToken: "e2e-replay-token-0123456789abcdef-0123",
   /** The fake Stripe API e2e/ui/replay.spec.ts serves while it runs; the app's replay talks to it. */
-  replayApi: { port: 3291, env: { STRIPE_API_BASE: "http://127.0.0.1:3291", STRIPE_API_KEY: "sk_test_e2e_replay_key" } },
+  replayApi: {
+    port: 3291,
+    env: { STRIPE_API_BASE: "http://127.0.0.1:3291", STRIPE_API_KEY: "sk_test_e2e_replay_key" },
+  },
   admin: { email: "admin@e2e.example", password: "e2e admin password 1" },
   secrets: {
     STRIPE_WEBHOOK_SECRET: "whsec_e2e_stripe_old,whsec_e2e_stripe",

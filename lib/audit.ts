@@ -12,7 +12,11 @@ export interface AuditInput {
 }
 
 /** Append one audit row; pass the transaction that makes the change so both commit or neither does. */
-export async function writeAudit(db: Db, actor: Pick<Actor, "id" | "email"> | { id: null; email: string }, entry: AuditInput): Promise<void> {
+export async function writeAudit(
+  db: Db,
+  actor: Pick<Actor, "id" | "email"> | { id: null; email: string },
+  entry: AuditInput,
+): Promise<void> {
   await db.insert(auditLog).values({
     actorId: actor.id,
     actorEmail: actor.email,
@@ -38,7 +42,12 @@ const ANONYMOUS_LOCK_SPACE = 73126041;
 export async function writeAnonymousRefusal(db: Db, entry: Omit<AuditInput, "result">): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${ANONYMOUS_LOCK_SPACE}::int, hashtext(${entry.action}))`);
-    const anonymous = and(isNull(auditLog.actorId), eq(auditLog.actorEmail, "anonymous"), eq(auditLog.action, entry.action), eq(auditLog.result, "refused"));
+    const anonymous = and(
+      isNull(auditLog.actorId),
+      eq(auditLog.actorEmail, "anonymous"),
+      eq(auditLog.action, entry.action),
+      eq(auditLog.result, "refused"),
+    );
     const [recent] = await tx
       .select({ id: auditLog.id })
       .from(auditLog)
@@ -49,23 +58,37 @@ export async function writeAnonymousRefusal(db: Db, entry: Omit<AuditInput, "res
       // The one exception to append-only: the count on an aggregated anonymous row.
       await tx
         .update(auditLog)
-        .set({ detail: sql`${auditLog.detail} || jsonb_build_object('count', coalesce((${auditLog.detail}->>'count')::int, 1) + 1, 'lastAt', now())` })
+        .set({
+          detail: sql`${auditLog.detail} || jsonb_build_object('count', coalesce((${auditLog.detail}->>'count')::int, 1) + 1, 'lastAt', now())`,
+        })
         .where(eq(auditLog.id, recent.id));
       return;
     }
-    await writeAudit(tx, { id: null, email: "anonymous" }, { ...entry, detail: { ...entry.detail, count: 1 }, result: "refused" });
+    await writeAudit(
+      tx,
+      { id: null, email: "anonymous" },
+      { ...entry, detail: { ...entry.detail, count: 1 }, result: "refused" },
+    );
   });
 }
 
 /** Newest first, keyset-paged on id. */
-export async function listAudit(db: Db, actor: Actor | undefined, opts: { before?: number; limit?: number } = {}): Promise<{ rows: AuditEntry[]; nextCursor: number | undefined }> {
+export async function listAudit(
+  db: Db,
+  actor: Actor | undefined,
+  opts: { before?: number; limit?: number } = {},
+): Promise<{ rows: AuditEntry[]; nextCursor: number | undefined }> {
   authorize(actor, "audit.read");
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
   const rows = await db
     .select()
     .from(auditLog)
     // A row id is a positive safe integer; anything else (1.5, 1e308, Infinity: a forged link) is the first page.
-    .where(opts.before !== undefined && Number.isSafeInteger(opts.before) && opts.before > 0 ? lt(auditLog.id, opts.before) : undefined)
+    .where(
+      opts.before !== undefined && Number.isSafeInteger(opts.before) && opts.before > 0
+        ? lt(auditLog.id, opts.before)
+        : undefined,
+    )
     .orderBy(desc(auditLog.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);

@@ -23,7 +23,10 @@ export const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   PGLITE_DIR: z.string().default(".data/pglite"),
   /** false behind PgBouncer in transaction mode (no named prepared statements there). */
-  DATABASE_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  DATABASE_PREPARE: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((v) => v === "true"),
   PORT: int(3000, 1),
   /** Interface `npm start` binds; 0.0.0.0 to serve beyond this machine (behind a TLS proxy). */
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -69,18 +72,27 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v && v.length > 0 ? v : undefined))
-    .refine((v) => v === undefined || v.length >= 32, "REPLAY_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32)"),
+    .refine(
+      (v) => v === undefined || v.length >= 32,
+      "REPLAY_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32)",
+    ),
   /** Replay tokens scoped to one source each: "stripe:<token>,github:<token>", each at least 32 characters. */
   REPLAY_TOKENS: z
     .string()
     .optional()
     .transform((v, ctx) => {
       const out: Record<string, string[]> = {};
-      for (const entry of (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+      for (const entry of (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const at = entry.indexOf(":");
         const [source, token] = at > 0 ? [entry.slice(0, at), entry.slice(at + 1)] : ["", entry];
         if (!source || token.length < 32) {
-          ctx.addIssue({ code: "custom", message: `REPLAY_TOKENS entries look like source:<token of at least 32 characters> (got one for "${source || "?"}")` });
+          ctx.addIssue({
+            code: "custom",
+            message: `REPLAY_TOKENS entries look like source:<token of at least 32 characters> (got one for "${source || "?"}")`,
+          });
           continue;
         }
         (out[source] ??= []).push(token);

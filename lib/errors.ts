@@ -68,7 +68,13 @@ export function httpStatusOf(err: unknown): number {
 /** A message a person can act on for the domain's expected errors; undefined for anything unexpected. */
 export function expectedErrorMessage(err: unknown): string | undefined {
   if (err instanceof ForbiddenError) return `Not allowed: ${err.message}`;
-  if (err instanceof ValidationError || err instanceof ConflictError || err instanceof NotFoundError || err instanceof UnavailableError) return err.message;
+  if (
+    err instanceof ValidationError ||
+    err instanceof ConflictError ||
+    err instanceof NotFoundError ||
+    err instanceof UnavailableError
+  )
+    return err.message;
   return undefined;
 }
 
@@ -100,8 +106,17 @@ export const isDataError = (err: unknown): boolean => {
 const TRANSIENT_STATE = /^(08...|40001|40P01|53...|55P03|57014|57P0[1-5]|58000|58030)$/;
 // postgres.js reports lost connections with codes of its own; node with errno names.
 const TRANSIENT_CODE = new Set([
-  "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT",
-  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
 ]);
 
 /** A failure that says nothing about the input: the same work may succeed when retried later. */

@@ -49,7 +49,9 @@ export function createLifecycle(opts: { timeoutMs: number; log?: (message: strin
         let timer: NodeJS.Timeout | undefined;
         const deadline = new Promise<boolean>((resolve) => {
           timer = setTimeout(() => {
-            log(`still draining after ${opts.timeoutMs} ms: giving up (unfinished leases are retried when they expire)`);
+            log(
+              `still draining after ${opts.timeoutMs} ms: giving up (unfinished leases are retried when they expire)`,
+            );
             resolve(false);
           }, opts.timeoutMs);
           timer.unref();

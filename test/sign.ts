@@ -62,7 +62,10 @@ export function paddleSignature(body: string, secret: string, timestamp = nowSec
 }
 
 export function signPaddle(body: string, secret: string, timestamp = nowSeconds()): Delivery {
-  return { body, headers: { "content-type": "application/json", "paddle-signature": paddleSignature(body, secret, timestamp) } };
+  return {
+    body,
+    headers: { "content-type": "application/json", "paddle-signature": paddleSignature(body, secret, timestamp) },
+  };
 }
 
 export function signSlack(body: string, secret: string, timestamp = nowSeconds()): Delivery {

@@ -55,7 +55,9 @@ export default async function OverviewPage() {
         <div className="panel stat">
           <div className="label">duplicate rate, 24 h</div>
           <div className="value">{deliveries ? `${((duplicates / deliveries) * 100).toFixed(1)} %` : "—"}</div>
-          <div className="sub">{duplicates.toLocaleString("en")} of {deliveries.toLocaleString("en")} deliveries</div>
+          <div className="sub">
+            {duplicates.toLocaleString("en")} of {deliveries.toLocaleString("en")} deliveries
+          </div>
         </div>
       </div>
 
@@ -69,38 +71,73 @@ export default async function OverviewPage() {
           <h2>Failing most</h2>
           <table>
             <thead>
-              <tr><th>Source</th><th>Type</th><th className="num">Failed</th><th className="num">Dead</th></tr>
+              <tr>
+                <th>Source</th>
+                <th>Type</th>
+                <th className="num">Failed</th>
+                <th className="num">Dead</th>
+              </tr>
             </thead>
             <tbody>
               {failing.map((f) => (
                 <tr key={`${f.source}/${f.eventType}`}>
                   <td>{f.source}</td>
-                  <td className="mono"><Link href={`/events?${new URLSearchParams({ source: f.source, type: f.eventType, status: "failed,dead" }).toString()}`}>{f.eventType}</Link></td>
+                  <td className="mono">
+                    <Link
+                      href={`/events?${new URLSearchParams({ source: f.source, type: f.eventType, status: "failed,dead" }).toString()}`}
+                    >
+                      {f.eventType}
+                    </Link>
+                  </td>
                   <td className="num">{f.failed}</td>
                   <td className="num">{f.dead}</td>
                 </tr>
               ))}
-              {failing.length === 0 && <tr><td colSpan={4} className="muted empty">Nothing failing.</td></tr>}
+              {failing.length === 0 && (
+                <tr>
+                  <td colSpan={4} className="muted empty">
+                    Nothing failing.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         </section>
         <section>
           <h2>
-            Dead, waiting for a person {dead.total > 0 && <Link className="small" href="/events?status=dead">all {dead.total.toLocaleString("en")}{dead.more ? "+" : ""} →</Link>}
+            Dead, waiting for a person{" "}
+            {dead.total > 0 && (
+              <Link className="small" href="/events?status=dead">
+                all {dead.total.toLocaleString("en")}
+                {dead.more ? "+" : ""} →
+              </Link>
+            )}
           </h2>
           <table>
             <thead>
-              <tr><th>Event</th><th>Type</th><th>Last error</th></tr>
+              <tr>
+                <th>Event</th>
+                <th>Type</th>
+                <th>Last error</th>
+              </tr>
             </thead>
             <tbody>
               {dead.rows.map((d) => (
                 <tr key={`${d.source}/${d.eventId}`}>
-                  <td className="mono clip"><Link href={eventHref(d)}>{d.eventId}</Link></td>
+                  <td className="mono clip">
+                    <Link href={eventHref(d)}>{d.eventId}</Link>
+                  </td>
                   <td className="mono">{d.eventType}</td>
                   <td className="error-cell">{d.lastError}</td>
                 </tr>
               ))}
-              {dead.rows.length === 0 && <tr><td colSpan={3} className="muted empty">No dead events.</td></tr>}
+              {dead.rows.length === 0 && (
+                <tr>
+                  <td colSpan={3} className="muted empty">
+                    No dead events.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         </section>

@@ -9,7 +9,11 @@ export async function completeSetupAction(_prev: ActionResult | undefined, form:
   try {
     const { db } = await getRequestContext();
     // completeSetup checks the one-time token and that no user exists yet, under a lock.
-    await completeSetup(db, { token: String(form.get("token") ?? ""), email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") });
+    await completeSetup(db, {
+      token: String(form.get("token") ?? ""),
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+    });
   } catch (err) {
     return actionError(err);
   }

@@ -20,7 +20,10 @@ export default async function SetupPage({ searchParams }: { searchParams: Promis
             <SetupForm token={token} />
           </>
         ) : (
-          <p className="notice error">This setup link is invalid, used or expired. Restart the app to print a new one, or set ADMIN_EMAIL and ADMIN_PASSWORD.</p>
+          <p className="notice error">
+            This setup link is invalid, used or expired. Restart the app to print a new one, or set ADMIN_EMAIL and
+            ADMIN_PASSWORD.
+          </p>
         )}
       </div>
     </main>

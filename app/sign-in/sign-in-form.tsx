@@ -23,7 +23,10 @@ export function SignInForm({ next }: { next: string }) {
   function onSubmit(form: FormData) {
     setError(undefined);
     startTransition(async () => {
-      const { error: failed } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
+      const { error: failed } = await authClient.signIn.email({
+        email: String(form.get("email")),
+        password: String(form.get("password")),
+      });
       if (failed) {
         setError(messageFor(failed.status, failed.message));
         return;

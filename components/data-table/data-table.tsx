@@ -1,22 +1,13 @@
 "use client";
 
 import type { ReactNode } from "react";
-import {
-  useTable,
-  type ColumnDef,
-  type RowData,
-  type SortingState,
-  type TableFeatures,
-} from "@tanstack/react-table";
+import { useTable, type ColumnDef, type RowData, type SortingState, type TableFeatures } from "@tanstack/react-table";
 
 /**
  * A server-paged table: rows arrive already filtered, sorted and paged by the server (URL state);
  * TanStack Table supplies the header/cell model and the sort toggles, which report back through onSort.
  */
-export function DataTable<
-  TFeatures extends TableFeatures,
-  TData extends RowData,
->({
+export function DataTable<TFeatures extends TableFeatures, TData extends RowData>({
   features,
   columns,
   data,
@@ -44,12 +35,8 @@ export function DataTable<
     manualSorting: true,
     enableSortingRemoval: false,
     state: sorting ? { sorting } : undefined,
-    onSortingChange: (
-      updater: SortingState | ((old: SortingState) => SortingState),
-    ) =>
-      onSortingChange?.(
-        typeof updater === "function" ? updater(sorting ?? []) : updater,
-      ),
+    onSortingChange: (updater: SortingState | ((old: SortingState) => SortingState)) =>
+      onSortingChange?.(typeof updater === "function" ? updater(sorting ?? []) : updater),
   } as unknown as Parameters<typeof useTable<TFeatures, TData>>[0]);
   const rows = table.getRowModel().rows;
   return (
@@ -62,42 +49,20 @@ export function DataTable<
                 const col = header.column as unknown as {
                   getCanSort?: () => boolean;
                   getIsSorted?: () => false | "asc" | "desc";
-                  getToggleSortingHandler?: () =>
-                    ((e: unknown) => void) | undefined;
+                  getToggleSortingHandler?: () => ((e: unknown) => void) | undefined;
                 };
                 const sorted = col.getIsSorted?.() ?? false;
                 const canSort = col.getCanSort?.() ?? false;
                 return (
                   <th
                     key={header.id}
-                    aria-sort={
-                      sorted === "asc"
-                        ? "ascending"
-                        : sorted === "desc"
-                          ? "descending"
-                          : undefined
-                    }
-                    className={
-                      (
-                        header.column.columnDef.meta as
-                          { className?: string } | undefined
-                      )?.className
-                    }
+                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+                    className={(header.column.columnDef.meta as { className?: string } | undefined)?.className}
                   >
                     {header.isPlaceholder ? null : canSort ? (
-                      <button
-                        type="button"
-                        className="sort"
-                        onClick={col.getToggleSortingHandler?.()}
-                      >
+                      <button type="button" className="sort" onClick={col.getToggleSortingHandler?.()}>
                         <table.FlexRender header={header} />
-                        <span aria-hidden="true">
-                          {sorted === "asc"
-                            ? " ▲"
-                            : sorted === "desc"
-                              ? " ▼"
-                              : " ↕"}
-                        </span>
+                        <span aria-hidden="true">{sorted === "asc" ? " ▲" : sorted === "desc" ? " ▼" : " ↕"}</span>
                       </button>
                     ) : (
                       <table.FlexRender header={header} />
@@ -114,12 +79,7 @@ export function DataTable<
               {row.getAllCells().map((cell) => (
                 <td
                   key={cell.id}
-                  className={
-                    (
-                      cell.column.columnDef.meta as
-                        { className?: string } | undefined
-                    )?.className
-                  }
+                  className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}
                 >
                   <table.FlexRender cell={cell} />
                 </td>

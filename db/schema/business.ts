@@ -1,7 +1,6 @@
 import { bigint, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { tstz } from "./columns";
 
-
 /** Mutable, one row per subscription (Stripe and Paddle); `version` is the newest event applied. */
 export const subscription = pgTable(
   "subscription",

@@ -21,7 +21,6 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const EVENT_VIA = ["provider", "replay"] as const;
 export type EventVia = (typeof EVENT_VIA)[number];
 
-
 /**
  * One row per (source, event_id), kept until retention. The primary key is the claim's lock:
  * whoever inserts it first owns the event. Mutable: the worker moves `status` along its lifecycle.
@@ -44,7 +43,10 @@ export const webhookEvent = pgTable(
     entityId: text("entity_id"),
     // Microseconds at most (Paddle): below 2^53, so a JS number holds it exactly.
     entityVersion: bigint("entity_version", { mode: "number" }),
-    subjectIds: text("subject_ids").array().notNull().default(sql`'{}'::text[]`),
+    subjectIds: text("subject_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
     leaseToken: uuid("lease_token"),
     leasedAt: tstz("leased_at"),

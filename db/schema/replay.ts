@@ -14,7 +14,6 @@ export interface ReplayParams {
   stripeFailedOnly?: boolean;
 }
 
-
 /**
  * Mutable: one row per replay (or dry run) of a provider's events API over a window. `cursor` is the
  * next page to fetch; it only moves in the transaction that ingests the page before it and adds its
@@ -29,7 +28,10 @@ export const replayRun = pgTable(
     source: text("source", { enum: REPLAY_SOURCES }).notNull(),
     since: tstz("since").notNull(),
     until: tstz("until").notNull(),
-    types: text("types").array().notNull().default(sql`'{}'::text[]`),
+    types: text("types")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     dryRun: boolean("dry_run").notNull().default(false),
     params: jsonb("params").$type<ReplayParams>().notNull().default({}),
     status: text("status", { enum: REPLAY_STATUSES }).notNull().default("running"),
@@ -49,7 +51,9 @@ export const replayRun = pgTable(
   (t) => [
     index("replay_run_started_idx").on(t.startedAt),
     // The resumer's scan: only runs still marked running.
-    index("replay_run_running_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
+    index("replay_run_running_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'running'`),
     check("replay_run_status_check", sql`${t.status} in ('running','succeeded','failed','cancelled')`),
     check("replay_run_source_check", sql`${t.source} in ('stripe','github','paddle')`),
   ],

@@ -11,7 +11,6 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export const TRANSITION_OUTCOMES = ["applied", "stale"] as const;
 export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 
-
 /** Append-only: one row per processing attempt of an event, whatever started it and however it ended. */
 export const webhookAttempt = pgTable(
   "webhook_attempt",

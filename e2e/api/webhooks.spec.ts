@@ -9,7 +9,8 @@ const sql = e2eSql();
 test.afterAll(async () => sql.end());
 
 const stripeSecret = "whsec_e2e_stripe";
-const event = (id: string) => JSON.stringify(stripeSubscriptionEvent({ eventId: id, subscriptionId: `sub_${id}`, customerId: "cus_E2e000001" }));
+const event = (id: string) =>
+  JSON.stringify(stripeSubscriptionEvent({ eventId: id, subscriptionId: `sub_${id}`, customerId: "cus_E2e000001" }));
 
 test("[api] GET /api/health answers 200 with the database up", async ({ request }) => {
   const res = await request.get("/api/health");
@@ -17,7 +18,9 @@ test("[api] GET /api/health answers 200 with the database up", async ({ request 
   expect(await res.json()).toEqual({ ok: true, database: "up" });
 });
 
-test("[api] a signed Stripe event is claimed once through the built app; its retry answers 200 and adds no row", async ({ request }) => {
+test("[api] a signed Stripe event is claimed once through the built app; its retry answers 200 and adds no row", async ({
+  request,
+}) => {
   const id = `evt_${randomUUID().replaceAll("-", "")}`;
   const first = signStripe(event(id), stripeSecret);
   const res = await request.post("/api/webhooks/stripe", { headers: first.headers, data: first.body });
@@ -52,16 +55,25 @@ test("[api] a bad signature answers 401 with a JSON reason and writes nothing", 
 
 test("[api] GitHub deliveries are keyed by X-GitHub-Delivery", async ({ request }) => {
   const delivery = randomUUID();
-  const d = await signGithub(JSON.stringify({ action: "opened", issue: { id: 1, number: 1 }, repository: { id: 2, full_name: "o/r" } }), "e2e-github", { delivery });
+  const d = await signGithub(
+    JSON.stringify({ action: "opened", issue: { id: 1, number: 1 }, repository: { id: 2, full_name: "o/r" } }),
+    "e2e-github",
+    { delivery },
+  );
   expect((await request.post("/api/webhooks/github", { headers: d.headers, data: d.body })).status()).toBe(200);
-  const rows = await sql`select event_type, entity_type from webhook_event where source = 'github' and event_id = ${delivery}`;
+  const rows =
+    await sql`select event_type, entity_type from webhook_event where source = 'github' and event_id = ${delivery}`;
   expect(rows).toEqual([{ event_type: "issues.opened", entity_type: "issue" }]);
 });
 
 test("[api] an unknown source answers 404 and a body over the limit 413", async ({ request }) => {
   expect((await request.post("/api/webhooks/mailchimp", { data: "{}" })).status()).toBe(404);
   const big = "x".repeat(1024 * 1024 + 1);
-  expect((await request.post("/api/webhooks/stripe", { data: big, headers: { "content-type": "application/json" } })).status()).toBe(413);
+  expect(
+    (
+      await request.post("/api/webhooks/stripe", { data: big, headers: { "content-type": "application/json" } })
+    ).status(),
+  ).toBe(413);
 });
 
 // Paddle: a source whose events the receiver cannot confirm by id, so the token alone lets it in. (With a
@@ -69,10 +81,21 @@ test("[api] an unknown source answers 404 and a body over the limit 413", async 
 test("[api] the replay token path records via = replay; a wrong token is refused", async ({ request }) => {
   const id = `evt_${randomUUID().slice(0, 8)}`;
   const paddle = (eventId: string) =>
-    JSON.stringify({ event_id: eventId, event_type: "transaction.completed", occurred_at: "2026-11-01T10:00:00.000000Z", data: { id: `txn_${eventId}` } });
-  const ok = await request.post("/api/webhooks/paddle", { headers: { "x-replay-token": E2E.replayToken }, data: paddle(id) });
+    JSON.stringify({
+      event_id: eventId,
+      event_type: "transaction.completed",
+      occurred_at: "2026-11-01T10:00:00.000000Z",
+      data: { id: `txn_${eventId}` },
+    });
+  const ok = await request.post("/api/webhooks/paddle", {
+    headers: { "x-replay-token": E2E.replayToken },
+    data: paddle(id),
+  });
   expect(ok.status()).toBe(200);
   expect(await sql`select via from webhook_event where event_id = ${id}`).toEqual([{ via: "replay" }]);
-  const bad = await request.post("/api/webhooks/paddle", { headers: { "x-replay-token": "guess" }, data: paddle(`${id}x`) });
+  const bad = await request.post("/api/webhooks/paddle", {
+    headers: { "x-replay-token": "guess" },
+    data: paddle(`${id}x`),
+  });
   expect(bad.status()).toBe(401);
 });

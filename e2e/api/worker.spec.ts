@@ -7,18 +7,31 @@ import { e2eSql } from "../db";
 const sql = e2eSql();
 test.afterAll(async () => sql.end());
 
-test("[api] the built app processes a claimed subscription event right after answering, newest state winning", async ({ request }) => {
+test("[api] the built app processes a claimed subscription event right after answering, newest state winning", async ({
+  request,
+}) => {
   const subscriptionId = `sub_E2e${randomUUID().replaceAll("-", "").slice(0, 14)}`;
   const send = async (eventId: string, created: number, status: string) => {
-    const d = signStripe(JSON.stringify(stripeSubscriptionEvent({ eventId, created, status, subscriptionId })), "whsec_e2e_stripe");
+    const d = signStripe(
+      JSON.stringify(stripeSubscriptionEvent({ eventId, created, status, subscriptionId })),
+      "whsec_e2e_stripe",
+    );
     expect((await request.post("/api/webhooks/stripe", { headers: d.headers, data: d.body })).status()).toBe(200);
   };
   await send(`evt_${randomUUID().slice(0, 8)}_new`, 2_000, "active");
   await send(`evt_${randomUUID().slice(0, 8)}_old`, 1_000, "past_due");
   await expect
-    .poll(async () => (await sql`select count(*)::int as n from webhook_event where entity_id = ${subscriptionId} and status = 'settled'`)[0]?.n, { timeout: 10_000 })
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where entity_id = ${subscriptionId} and status = 'settled'`
+        )[0]?.n,
+      { timeout: 10_000 },
+    )
     .toBe(2);
-  expect(await sql`select status, version::int from subscription where external_id = ${subscriptionId}`).toEqual([{ status: "active", version: 2000 }]);
+  expect(await sql`select status, version::int from subscription where external_id = ${subscriptionId}`).toEqual([
+    { status: "active", version: 2000 },
+  ]);
   const timeline = await sql`select outcome from entity_transition where entity_id = ${subscriptionId} order by id`;
   expect(timeline.map((t) => t.outcome)).toEqual(["applied", "stale"]);
 });

@@ -18,9 +18,14 @@ test("[ui] an unauthenticated console URL redirects to /sign-in and back after s
   await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
 });
 
-test("[ui] a wrong password is refused with a clear message that does not say which part was wrong", async ({ page }) => {
+test("[ui] a wrong password is refused with a clear message that does not say which part was wrong", async ({
+  page,
+}) => {
   await page.goto("/sign-in");
-  for (const [email, password] of [[ADMIN, "not the password"], ["nobody@e2e.example", ADMIN_PW]] as const) {
+  for (const [email, password] of [
+    [ADMIN, "not the password"],
+    ["nobody@e2e.example", ADMIN_PW],
+  ] as const) {
     const answered = page.waitForResponse((r) => r.url().endsWith("/api/auth/sign-in/email"));
     await signIn(page, email, password);
     expect((await answered).status()).toBe(401);
@@ -76,7 +81,10 @@ test("[ui] an admin adds a support user who can sign in but cannot reach Users",
   await support.close();
 });
 
-test("[ui] a server action called directly as support for an ops verb is refused and changes nothing", async ({ page, browser }) => {
+test("[ui] a server action called directly as support for an ops verb is refused and changes nothing", async ({
+  page,
+  browser,
+}) => {
   const eventId = `evt_dead_${randomUUID().slice(0, 8)}`;
   await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
             values ('stripe', ${eventId}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead', 8, 'downstream timeout')`;
@@ -103,15 +111,23 @@ test("[ui] a server action called directly as support for an ops verb is refused
   await page.getByRole("button", { name: "Add user" }).click();
   await expect(page.getByRole("status")).toHaveText("User added.");
   await signInAt(support, "/events?status=dead", email, "support password 123");
-  await expect(support.locator(`tr[data-event-id="${eventId}"]`).getByRole("button", { name: "Requeue" })).toHaveCount(0);
+  await expect(support.locator(`tr[data-event-id="${eventId}"]`).getByRole("button", { name: "Requeue" })).toHaveCount(
+    0,
+  );
 
   const res = await support.request.post("/events?status=dead", {
-    headers: { "next-action": captured!.headers["next-action"]!, "content-type": captured!.headers["content-type"] ?? "text/plain;charset=UTF-8", accept: "text/x-component" },
+    headers: {
+      "next-action": captured!.headers["next-action"]!,
+      "content-type": captured!.headers["content-type"] ?? "text/plain;charset=UTF-8",
+      accept: "text/x-component",
+    },
     data: captured!.body,
   });
   expect(res.status()).toBe(200);
   expect(await res.text()).toContain("Not allowed: support may not events: requeue (needs ops)");
   expect(await sql`select status from webhook_event where event_id = ${eventId}`).toEqual([{ status: "dead" }]);
-  expect(await sql`select actor_email, result from audit_log where target = ${`event:stripe/${eventId}`}`).toEqual([{ actor_email: email, result: "refused" }]);
+  expect(await sql`select actor_email, result from audit_log where target = ${`event:stripe/${eventId}`}`).toEqual([
+    { actor_email: email, result: "refused" },
+  ]);
   await support.close();
 });

@@ -26,14 +26,53 @@ test.beforeAll(async ({ browser, request }) => {
   await addUser(admin, users.ops, "ops", PW);
   await admin.close();
   // The newer state first, then an older one that must be recorded stale; an invoice for the same customer.
-  await deliver(request, stripeSubscriptionEvent({ eventId: `evt_${tag}_new`, created: 2_000_000, status: "active", subscriptionId, customerId }));
-  await deliver(request, stripeSubscriptionEvent({ eventId: `evt_${tag}_old`, created: 1_000_000, status: "past_due", subscriptionId, customerId }));
-  await deliver(request, stripeInvoicePaidEvent({ eventId: `evt_${tag}_inv`, customerId, customerEmail: `billing-${tag}@example.com`, invoiceId: `in_1Con${tag}` }));
-  const hostile = stripeSubscriptionEvent({ eventId: `evt_${tag}_xss`, created: 3_000_000, subscriptionId: `sub_1Xss${tag}`, customerId: `cus_Xss${tag}` });
+  await deliver(
+    request,
+    stripeSubscriptionEvent({
+      eventId: `evt_${tag}_new`,
+      created: 2_000_000,
+      status: "active",
+      subscriptionId,
+      customerId,
+    }),
+  );
+  await deliver(
+    request,
+    stripeSubscriptionEvent({
+      eventId: `evt_${tag}_old`,
+      created: 1_000_000,
+      status: "past_due",
+      subscriptionId,
+      customerId,
+    }),
+  );
+  await deliver(
+    request,
+    stripeInvoicePaidEvent({
+      eventId: `evt_${tag}_inv`,
+      customerId,
+      customerEmail: `billing-${tag}@example.com`,
+      invoiceId: `in_1Con${tag}`,
+    }),
+  );
+  const hostile = stripeSubscriptionEvent({
+    eventId: `evt_${tag}_xss`,
+    created: 3_000_000,
+    subscriptionId: `sub_1Xss${tag}`,
+    customerId: `cus_Xss${tag}`,
+  });
   (hostile.data.object as Record<string, unknown>).description = XSS;
   (hostile.data.object as Record<string, unknown>).metadata = { [`<b>key ${tag}</b>`]: "javascript:alert(1)" };
   await deliver(request, hostile);
-  await expect.poll(async () => (await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_%`} and status = 'settled'`)[0]?.n, { timeout: 15_000 }).toBe(4);
+  await expect
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_%`} and status = 'settled'`
+        )[0]?.n,
+      { timeout: 15_000 },
+    )
+    .toBe(4);
 });
 test.afterAll(async () => sql.end());
 
@@ -42,7 +81,9 @@ async function noScriptRan(page: Page) {
   await expect(page.locator('a[href^="javascript:"]')).toHaveCount(0);
 }
 
-test("[ui] support searches by a customer id and finds every event that touched it, with no requeue controls", async ({ page }) => {
+test("[ui] support searches by a customer id and finds every event that touched it, with no requeue controls", async ({
+  page,
+}) => {
   await signInAt(page, "/events", users.support, PW);
   await page.getByLabel("Search").fill(customerId);
   await page.getByRole("button", { name: "Apply" }).click();
@@ -78,12 +119,17 @@ test("[ui] the payload of a hostile event renders as text on the list, event and
   await expect(page.locator("dd").getByText("yes", { exact: true })).toBeVisible();
   await noScriptRan(page);
   await shot(page, "event-hostile");
-  await page.getByRole("link", { name: `subscription sub_1Xss${tag}` }).first().click();
+  await page
+    .getByRole("link", { name: `subscription sub_1Xss${tag}` })
+    .first()
+    .click();
   await expect(page.getByRole("heading", { name: `sub_1Xss${tag}` })).toBeVisible();
   await noScriptRan(page);
 });
 
-test("[ui] the entity timeline shows the late, older update as stale and the newest state as current", async ({ page }) => {
+test("[ui] the entity timeline shows the late, older update as stale and the newest state as current", async ({
+  page,
+}) => {
   await signInAt(page, `/entities/stripe/subscription/${subscriptionId}`, users.support, PW);
   await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
   await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");
@@ -105,7 +151,9 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
   await page.getByRole("button", { name: "Requeue" }).click();
   await expect(page.getByRole("status")).toContainText("Requeued");
   await expect
-    .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, { timeout: 10_000 })
+    .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, {
+      timeout: 10_000,
+    })
     .toBe("settled");
   await page.reload();
   const attempt = page.locator("tr", { hasText: "requeue" });
@@ -116,7 +164,13 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
 
 test("[ui] ops bulk-requeues the filtered dead set after confirming its count", async ({ page }) => {
   for (let i = 0; i < 3; i++) {
-    const body = JSON.stringify(stripeInvoicePaidEvent({ eventId: `evt_${tag}_bulk${i}`, customerId: `cus_Bulk${tag}`, invoiceId: `in_1Bulk${tag}${i}` }));
+    const body = JSON.stringify(
+      stripeInvoicePaidEvent({
+        eventId: `evt_${tag}_bulk${i}`,
+        customerId: `cus_Bulk${tag}`,
+        invoiceId: `in_1Bulk${tag}${i}`,
+      }),
+    );
     await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
               values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'timeout', ${[`cus_Bulk${tag}`]})`;
   }
@@ -129,7 +183,13 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
   await confirm.getByRole("button", { name: "Requeue 3" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Requeued 3 events." })).toBeVisible();
   await expect
-    .poll(async () => (await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_bulk%`} and status = 'settled'`)[0]?.n, { timeout: 10_000 })
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_bulk%`} and status = 'settled'`
+        )[0]?.n,
+      { timeout: 10_000 },
+    )
     .toBe(3);
 });
 

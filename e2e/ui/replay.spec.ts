@@ -11,7 +11,12 @@ const sql = e2eSql();
 const run = randomUUID().slice(0, 8);
 const since = Date.parse("2026-11-01T10:00:00Z") / 1000;
 const events = Array.from({ length: 250 }, (_, i) =>
-  stripeInvoicePaidEvent({ eventId: `evt_e2e${run}_${String(i).padStart(4, "0")}`, invoiceId: `in_e2e${run}${String(i).padStart(6, "0")}`, customerId: `cus_e2e${run}`, created: since + i * 9 }),
+  stripeInvoicePaidEvent({
+    eventId: `evt_e2e${run}_${String(i).padStart(4, "0")}`,
+    invoiceId: `in_e2e${run}${String(i).padStart(6, "0")}`,
+    customerId: `cus_e2e${run}`,
+    created: since + i * 9,
+  }),
 );
 let api: FakeApi;
 
@@ -50,8 +55,13 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
   await page.getByLabel("Until (UTC)").fill("2026-11-01T10:40:00");
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page).toHaveURL(/\/replays\?preview=\d+$/);
-  await expect(page.getByTestId("preview-summary")).toHaveText("250 events at Stripe in this window · 200 already in the ledger · 50 would be new.", { timeout: 15_000 });
-  expect(await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_e2e${run}_%`}`).toEqual([{ n: 200 }]);
+  await expect(page.getByTestId("preview-summary")).toHaveText(
+    "250 events at Stripe in this window · 200 already in the ledger · 50 would be new.",
+    { timeout: 15_000 },
+  );
+  expect(await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_e2e${run}_%`}`).toEqual([
+    { n: 200 },
+  ]);
   await shot(page, "replay-preview");
 
   await page.getByRole("button", { name: "Start replay (50 new)" }).click();
@@ -63,12 +73,22 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
   await expect(row.locator('[data-count="failed"]')).toHaveText("0");
   await shot(page, "replays");
 
-  expect(await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_e2e${run}_%`} and via = 'replay'`).toEqual([{ n: 50 }]);
+  expect(
+    await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_e2e${run}_%`} and via = 'replay'`,
+  ).toEqual([{ n: 50 }]);
   // The embedded worker processes them, each attempt recorded as a replay.
   await expect
-    .poll(async () => (await sql`select count(*)::int as n from webhook_attempt where event_id like ${`evt_e2e${run}_%`} and trigger = 'replay'`)[0]?.n, { timeout: 15_000 })
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_attempt where event_id like ${`evt_e2e${run}_%`} and trigger = 'replay'`
+        )[0]?.n,
+      { timeout: 15_000 },
+    )
     .toBe(50);
-  expect(await sql`select action, result from audit_log where action like 'replay.%' and actor_email like 'ops-%' order by id`).toEqual([
+  expect(
+    await sql`select action, result from audit_log where action like 'replay.%' and actor_email like 'ops-%' order by id`,
+  ).toEqual([
     { action: "replay.preview", result: "ok" },
     { action: "replay.start", result: "ok" },
   ]);
@@ -76,7 +96,8 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
 });
 
 test("[ui] a support user sees the replay runs but gets no form and no preview to start", async ({ browser }) => {
-  const [preview] = await sql`insert into replay_run (actor, source, since, until, dry_run, status, fetched, new, duplicates, finished_at)
+  const [preview] =
+    await sql`insert into replay_run (actor, source, since, until, dry_run, status, fetched, new, duplicates, finished_at)
     values ('ops@e2e.example', 'stripe', '2026-11-01T10:00:00Z', '2026-11-01T10:40:00Z', true, 'succeeded', 250, 50, 200, now()) returning id::int`;
   const page = await userWithRole(browser, "support");
   await expect(page.getByRole("heading", { name: "Replays" })).toBeVisible();

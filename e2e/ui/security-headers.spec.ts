@@ -17,11 +17,16 @@ let framerUrl: string;
 test.beforeAll(async ({ request }) => {
   framer = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" });
-    res.end(`<!doctype html><h1>framer</h1><iframe id="app" src="${E2E.baseURL}/users" width="800" height="600" onload="window.__frameLoaded = true"></iframe>`);
+    res.end(
+      `<!doctype html><h1>framer</h1><iframe id="app" src="${E2E.baseURL}/users" width="800" height="600" onload="window.__frameLoaded = true"></iframe>`,
+    );
   });
   await new Promise<void>((resolve) => framer.listen(0, "127.0.0.1", resolve));
   framerUrl = `http://127.0.0.1:${(framer.address() as AddressInfo).port}/`;
-  const d = signStripe(JSON.stringify(stripeSubscriptionEvent({ eventId, subscriptionId: `sub_1Hdr${tag}`, customerId: `cus_Hdr${tag}` })), "whsec_e2e_stripe");
+  const d = signStripe(
+    JSON.stringify(stripeSubscriptionEvent({ eventId, subscriptionId: `sub_1Hdr${tag}`, customerId: `cus_Hdr${tag}` })),
+    "whsec_e2e_stripe",
+  );
   const delivered = await request.post("/api/webhooks/stripe", { headers: d.headers, data: d.body });
   expect(delivered.status()).toBe(200);
   // The webhook adapter's own answers: never sniffed, never cached.
@@ -50,7 +55,9 @@ async function watchViolations(page: Page) {
   });
 }
 
-test("[ui] every console page carries the CSP (with a nonce Next's scripts use) and the framing/sniffing headers", async ({ page }) => {
+test("[ui] every console page carries the CSP (with a nonce Next's scripts use) and the framing/sniffing headers", async ({
+  page,
+}) => {
   await watchViolations(page);
   await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
   const nonces = new Set<string>();
@@ -61,7 +68,11 @@ test("[ui] every console page carries the CSP (with a nonce Next's scripts use) 
     expectSecurityHeaders(path, res!);
     nonces.add(/'nonce-([^']+)'/.exec(res!.headers()["content-security-policy"]!)![1]!);
     // The app hydrated: Next's runtime ran under the policy, and nothing was blocked.
-    await expect.poll(() => page.evaluate(() => typeof (window as unknown as { next?: { version?: string } }).next?.version), { message: path }).toBe("string");
+    await expect
+      .poll(() => page.evaluate(() => typeof (window as unknown as { next?: { version?: string } }).next?.version), {
+        message: path,
+      })
+      .toBe("string");
     expect(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp), path).toEqual([]);
   }
   expect(nonces.size).toBe(CONSOLE_PAGES.length);
@@ -72,7 +83,10 @@ test("[ui] every console page carries the CSP (with a nonce Next's scripts use) 
   expect(asset.headers()["x-frame-options"]).toBe("DENY");
 });
 
-test("[ui] /sign-in and /setup carry them too, and signing in still works under the policy", async ({ page, request }) => {
+test("[ui] /sign-in and /setup carry them too, and signing in still works under the policy", async ({
+  page,
+  request,
+}) => {
   for (const path of ["/sign-in", "/setup", "/setup?token=nope"]) expectSecurityHeaders(path, await request.get(path));
   await watchViolations(page);
   const res = await page.goto("/sign-in");
@@ -89,17 +103,33 @@ test("[ui] another origin cannot frame the console, even for a signed-in admin",
   await page.goto(framerUrl);
   await expect(page.getByRole("heading", { name: "framer" })).toBeVisible();
   // Chromium fires the iframe's load for its error page too, and logs the refusal; either will do, then look inside.
-  const loaded = page.waitForFunction(() => (window as unknown as { __frameLoaded?: boolean }).__frameLoaded === true, null, { timeout: 15_000 }).then(() => "load", () => "none");
-  const refused = page.waitForEvent("console", { predicate: (m) => /frame-ancestors|X-Frame-Options/i.test(m.text()), timeout: 15_000 }).then(() => "console", () => "none");
+  const loaded = page
+    .waitForFunction(() => (window as unknown as { __frameLoaded?: boolean }).__frameLoaded === true, null, {
+      timeout: 15_000,
+    })
+    .then(
+      () => "load",
+      () => "none",
+    );
+  const refused = page
+    .waitForEvent("console", { predicate: (m) => /frame-ancestors|X-Frame-Options/i.test(m.text()), timeout: 15_000 })
+    .then(
+      () => "console",
+      () => "none",
+    );
   expect(await Promise.race([loaded, refused]), `console: ${messages.join(" | ")}`).not.toBe("none");
   const frame = page.frames().find((f) => f !== page.mainFrame());
   const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
-  expect(frame?.url() ?? "", `frame url; console: ${messages.join(" | ")}`).not.toMatch(new RegExp(`^${E2E.baseURL}/users`));
+  expect(frame?.url() ?? "", `frame url; console: ${messages.join(" | ")}`).not.toMatch(
+    new RegExp(`^${E2E.baseURL}/users`),
+  );
   expect(framedText, `framed content; console: ${messages.join(" | ")}`).not.toMatch(/Webhook Ledger|Users|Sign in/);
   expect(await page.locator("#app").count()).toBe(1);
 });
 
-test("[ui] a malformed escape or an encoded NUL in a console URL is a 400 with the reason, not a 500", async ({ request }) => {
+test("[ui] a malformed escape or an encoded NUL in a console URL is a 400 with the reason, not a 500", async ({
+  request,
+}) => {
   // (Next re-encodes an invalid escape in the query string before the proxy sees it: /events?type=%ff is
   // covered below, signed in, where the page must still not fail.)
   for (const path of ["/events/%ff/x", "/events/stripe/%00", "/events?q=%00"]) {

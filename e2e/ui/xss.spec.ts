@@ -6,7 +6,15 @@ import { shopifyOrder } from "../../test/fixtures/shopify";
 import { slackEventCallback } from "../../test/fixtures/slack";
 import { standardEvent } from "../../test/fixtures/standard";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../../test/fixtures/stripe";
-import { signGithub, signPaddle, signShopify, signSlack, signStandard, signStripe, type Delivery } from "../../test/sign";
+import {
+  signGithub,
+  signPaddle,
+  signShopify,
+  signSlack,
+  signStandard,
+  signStripe,
+  type Delivery,
+} from "../../test/sign";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { signInAt } from "./helpers";
@@ -33,7 +41,15 @@ const H = {
 };
 const ALL = Object.values(H).join(" ");
 /** Markup-rich keys and values for a payload's free-form corner (metadata, custom_data). */
-const HOSTILE_BAG = { [H.script]: H.js, [H.img]: H.svg, [H.tpl]: H.rtl, href: H.js, url: H.js, website: H.js, note: ALL };
+const HOSTILE_BAG = {
+  [H.script]: H.js,
+  [H.img]: H.svg,
+  [H.tpl]: H.rtl,
+  href: H.js,
+  url: H.js,
+  website: H.js,
+  note: ALL,
+};
 
 // The events, each carrying hostile strings in what its provider lets a sender choose.
 const ids = {
@@ -58,8 +74,16 @@ const slackChannel = `C${tag}${H.img}`;
 const hostileName = `${H.script}${H.img}`.slice(0, 100);
 const replayActor = `${H.script}@replay-${tag}`;
 
-async function deliver(request: APIRequestContext, source: string, d: Delivery, extraHeaders: Record<string, string> = {}) {
-  const res = await request.post(`/api/webhooks/${source}`, { headers: { ...d.headers, ...extraHeaders }, data: d.body });
+async function deliver(
+  request: APIRequestContext,
+  source: string,
+  d: Delivery,
+  extraHeaders: Record<string, string> = {},
+) {
+  const res = await request.post(`/api/webhooks/${source}`, {
+    headers: { ...d.headers, ...extraHeaders },
+    data: d.body,
+  });
   expect(res.status(), `${source}: ${await res.text()}`).toBe(200);
 }
 
@@ -68,29 +92,83 @@ const HOSTILE_HEADERS = { "x-hostile-note": H.img, "x-hostile-link": H.js, "user
 
 test.beforeAll(async ({ browser, request }) => {
   test.setTimeout(60_000);
-  const sub = stripeSubscriptionEvent({ eventId: ids.stripeSub, created: 2_000_000, subscriptionId, customerId: customer, status: H.svg });
+  const sub = stripeSubscriptionEvent({
+    eventId: ids.stripeSub,
+    created: 2_000_000,
+    subscriptionId,
+    customerId: customer,
+    status: H.svg,
+  });
   Object.assign(sub.data.object as Record<string, unknown>, { description: ALL, metadata: HOSTILE_BAG });
   await deliver(request, "stripe", signStripe(JSON.stringify(sub), "whsec_e2e_stripe"), HOSTILE_HEADERS);
 
-  const odd = { id: ids.stripeOdd, object: "event", type: `${H.img}.created`, created: 2_000_001, data: { object: { object: oddEntity.type, id: oddEntity.id, [H.script]: HOSTILE_BAG } } };
+  const odd = {
+    id: ids.stripeOdd,
+    object: "event",
+    type: `${H.img}.created`,
+    created: 2_000_001,
+    data: { object: { object: oddEntity.type, id: oddEntity.id, [H.script]: HOSTILE_BAG } },
+  };
   await deliver(request, "stripe", signStripe(JSON.stringify(odd), "whsec_e2e_stripe"));
 
-  const invoice = stripeInvoicePaidEvent({ eventId: ids.stripeInvoice, customerId: `cus_${tag}Inv`, customerEmail: `xss+${tag}@example.com`, invoiceId: `in_1Xss${tag}` });
-  Object.assign(invoice.data.object as Record<string, unknown>, { customer_name: `${H.script} ${H.rtl}`, hosted_invoice_url: H.js, description: ALL });
+  const invoice = stripeInvoicePaidEvent({
+    eventId: ids.stripeInvoice,
+    customerId: `cus_${tag}Inv`,
+    customerEmail: `xss+${tag}@example.com`,
+    invoiceId: `in_1Xss${tag}`,
+  });
+  Object.assign(invoice.data.object as Record<string, unknown>, {
+    customer_name: `${H.script} ${H.rtl}`,
+    hosted_invoice_url: H.js,
+    description: ALL,
+  });
   await deliver(request, "stripe", signStripe(JSON.stringify(invoice), "whsec_e2e_stripe"));
 
-  const issue = { ...githubIssuesOpened({ title: ALL, body: `${H.script}\n${H.img}\n[x](${H.js})`, author: { login: H.svg } }), action: `opened${H.script}` };
-  await deliver(request, "github", await signGithub(JSON.stringify(issue), "e2e-github", { delivery: ids.github, event: "issues" }), HOSTILE_HEADERS);
+  const issue = {
+    ...githubIssuesOpened({ title: ALL, body: `${H.script}\n${H.img}\n[x](${H.js})`, author: { login: H.svg } }),
+    action: `opened${H.script}`,
+  };
+  await deliver(
+    request,
+    "github",
+    await signGithub(JSON.stringify(issue), "e2e-github", { delivery: ids.github, event: "issues" }),
+    HOSTILE_HEADERS,
+  );
 
-  const order = { ...shopifyOrder({ id: 5_745_183_776_802 + Number.parseInt(tag.slice(0, 6), 16), email: H.img, updatedAt: "2026-01-02T10:00:00-04:00" }), name: H.script, note: ALL, note_attributes: [{ name: H.img, value: H.js }] };
-  await deliver(request, "shopify", signShopify(JSON.stringify(order), "e2e-shopify", { webhookId: ids.shopify, topic: "orders/updated" }));
+  const order = {
+    ...shopifyOrder({
+      id: 5_745_183_776_802 + Number.parseInt(tag.slice(0, 6), 16),
+      email: H.img,
+      updatedAt: "2026-01-02T10:00:00-04:00",
+    }),
+    name: H.script,
+    note: ALL,
+    note_attributes: [{ name: H.img, value: H.js }],
+  };
+  await deliver(
+    request,
+    "shopify",
+    signShopify(JSON.stringify(order), "e2e-shopify", { webhookId: ids.shopify, topic: "orders/updated" }),
+  );
 
-  const paddle = paddleSubscriptionEvent({ eventId: ids.paddle, subscriptionId: paddleSubscription, customerId: `ctm_${tag}${H.tpl}`, status: H.tpl });
+  const paddle = paddleSubscriptionEvent({
+    eventId: ids.paddle,
+    subscriptionId: paddleSubscription,
+    customerId: `ctm_${tag}${H.tpl}`,
+    status: H.tpl,
+  });
   (paddle.data as Record<string, unknown>).custom_data = HOSTILE_BAG;
   await deliver(request, "paddle", signPaddle(JSON.stringify(paddle), "pdl_ntfset_e2e"));
 
-  const standard = { ...standardEvent({ type: `${H.script}.created`, id: H.js, email: `${H.img}@example.com`, status: H.svg }), [H.tpl]: HOSTILE_BAG };
-  await deliver(request, "standard", signStandard(JSON.stringify(standard), E2E.secrets.STANDARD_WEBHOOK_SECRET, { id: ids.standard }));
+  const standard = {
+    ...standardEvent({ type: `${H.script}.created`, id: H.js, email: `${H.img}@example.com`, status: H.svg }),
+    [H.tpl]: HOSTILE_BAG,
+  };
+  await deliver(
+    request,
+    "standard",
+    signStandard(JSON.stringify(standard), E2E.secrets.STANDARD_WEBHOOK_SECRET, { id: ids.standard }),
+  );
 
   const slack = slackEventCallback({ eventId: ids.slack, channel: slackChannel, user: H.img, text: ALL });
   (slack.event as Record<string, unknown>).type = H.tpl;
@@ -110,7 +188,13 @@ test.beforeAll(async ({ browser, request }) => {
 
   // Every delivery weighed by the embedded worker (applied, ignored or failed), so the timelines are written.
   await expect
-    .poll(async () => (await sql`select count(*)::int as n from webhook_event where position(${tag} in event_id) > 0 and status in ('claimed', 'processing')`)[0]?.n, { timeout: 20_000 })
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where position(${tag} in event_id) > 0 and status in ('claimed', 'processing')`
+        )[0]?.n,
+      { timeout: 20_000 },
+    )
     .toBe(0);
 
   // An admin adds a user with a hostile name, through the Users page, and requeues the hostile dead event.
@@ -138,7 +222,8 @@ async function watch(page: Page) {
     const w = window as unknown as { __cspScript: string[] };
     w.__cspScript = [];
     document.addEventListener("securitypolicyviolation", (e) => {
-      if (e.effectiveDirective.startsWith("script-src")) w.__cspScript.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`);
+      if (e.effectiveDirective.startsWith("script-src"))
+        w.__cspScript.push(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`);
     });
   });
   return dialogs;
@@ -150,29 +235,57 @@ async function inspect(page: Page) {
   return page.evaluate(() => {
     const w = window as unknown as { __xss?: unknown; __cspScript?: string[] };
     const all = [...document.querySelectorAll("*")];
-    const handlers = all.filter((el) => [...el.attributes].some((a) => a.name.toLowerCase().startsWith("on"))).map((el) => el.outerHTML.slice(0, 120));
+    const handlers = all
+      .filter((el) => [...el.attributes].some((a) => a.name.toLowerCase().startsWith("on")))
+      .map((el) => el.outerHTML.slice(0, 120));
     const urlAttrs = ["href", "src", "action", "formaction", "xlink:href", "data", "srcdoc"];
     const jsUrls = all
       .flatMap((el) => urlAttrs.map((n) => el.getAttribute(n)).filter((v): v is string => v !== null))
-      .filter((v) => v.replace(/[\u0000-\u0020]/g, "").toLowerCase().startsWith("javascript:"));
-    const injected = [...document.querySelectorAll('img[src="x"], svg[onload], main script, main iframe, main object, main embed')].map((el) => el.outerHTML.slice(0, 120));
-    const scripts = [...document.scripts].filter((s) => !s.src && s.textContent?.trim().startsWith("window.__xss")).length;
+      .filter((v) =>
+        v
+          .replace(/[\u0000-\u0020]/g, "")
+          .toLowerCase()
+          .startsWith("javascript:"),
+      );
+    const injected = [
+      ...document.querySelectorAll('img[src="x"], svg[onload], main script, main iframe, main object, main embed'),
+    ].map((el) => el.outerHTML.slice(0, 120));
+    const scripts = [...document.scripts].filter(
+      (s) => !s.src && s.textContent?.trim().startsWith("window.__xss"),
+    ).length;
     // The watcher is installed by addInitScript; its absence would make the CSP check vacuous.
-    return { xss: w.__xss, csp: w.__cspScript ?? ["(the CSP watcher is not installed)"], handlers, jsUrls, injected, scripts };
+    return {
+      xss: w.__xss,
+      csp: w.__cspScript ?? ["(the CSP watcher is not installed)"],
+      handlers,
+      jsUrls,
+      injected,
+      scripts,
+    };
   });
 }
 
 async function expectInert(page: Page, dialogs: string[], where: string) {
-  expect(await inspect(page), where).toEqual({ xss: undefined, csp: [], handlers: [], jsUrls: [], injected: [], scripts: 0 });
+  expect(await inspect(page), where).toEqual({
+    xss: undefined,
+    csp: [],
+    handlers: [],
+    jsUrls: [],
+    injected: [],
+    scripts: 0,
+  });
   expect(dialogs, where).toEqual([]);
 }
 
 /** A CSS attribute-selector string for an id with quotes in it (JSON's \" and \\ escapes are CSS's too). */
 const cssString = (value: string) => JSON.stringify(value);
 const eventPath = (source: string, id: string) => `/events/${source}/${encodeURIComponent(id)}`;
-const entityPath = (source: string, type: string, id: string) => `/entities/${source}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+const entityPath = (source: string, type: string, id: string) =>
+  `/entities/${source}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
 
-test("[ui][xss] hostile deliveries render as text on the overview, the events list and its filters", async ({ page }) => {
+test("[ui][xss] hostile deliveries render as text on the overview, the events list and its filters", async ({
+  page,
+}) => {
   const dialogs = await watch(page);
   await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
   await expectInert(page, dialogs, "overview");
@@ -196,7 +309,17 @@ test("[ui][xss] hostile deliveries render as text on the overview, the events li
   await expect(page.locator("main")).toContainText(githubType);
 
   // Every key hostile: the input error echoes them as text; the inputs hold them as values.
-  const hostileQuery = new URLSearchParams({ q: H.script, type: H.img, source: H.svg, status: H.tpl, from: H.js, to: H.rtl, cursor: H.script, back: H.img, sort: H.svg });
+  const hostileQuery = new URLSearchParams({
+    q: H.script,
+    type: H.img,
+    source: H.svg,
+    status: H.tpl,
+    from: H.js,
+    to: H.rtl,
+    cursor: H.script,
+    back: H.img,
+    sort: H.svg,
+  });
   await page.goto(`/events?${hostileQuery.toString()}`);
   await expectInert(page, dialogs, "events with hostile filters");
   await expect(page.locator("main .notice.error")).toContainText(`unknown source "${H.svg}"`);
@@ -223,8 +346,16 @@ test("[ui][xss] each hostile event's page, payload viewer, raw body and headers 
   const dialogs = await watch(page);
   await signInAt(page, eventPath("stripe", ids.stripeSub), E2E.admin.email, E2E.admin.password);
   const events: [string, string][] = [
-    ["stripe", ids.stripeSub], ["stripe", ids.stripeOdd], ["stripe", ids.stripeInvoice], ["github", ids.github], ["shopify", ids.shopify],
-    ["paddle", ids.paddle], ["standard", ids.standard], ["slack", ids.slack], ["stripe", ids.dead], ["stripe", ids.requeued],
+    ["stripe", ids.stripeSub],
+    ["stripe", ids.stripeOdd],
+    ["stripe", ids.stripeInvoice],
+    ["github", ids.github],
+    ["shopify", ids.shopify],
+    ["paddle", ids.paddle],
+    ["standard", ids.standard],
+    ["slack", ids.slack],
+    ["stripe", ids.dead],
+    ["stripe", ids.requeued],
   ];
   for (const [source, id] of events) {
     await page.goto(eventPath(source, id));
@@ -258,7 +389,9 @@ test("[ui][xss] entity timelines with hostile types, ids and state render as tex
   await expect(page.getByRole("heading", { name: subscriptionId, exact: true })).toBeVisible();
   await expect(page.locator("table.kv")).toContainText(H.svg); // the stored status
   await expect(page.locator("table.kv")).toContainText(customer);
-  await expect(page.locator(`tr[data-event-id=${cssString(ids.stripeSub)}]`)).toContainText(`status: null → ${JSON.stringify(H.svg)}`);
+  await expect(page.locator(`tr[data-event-id=${cssString(ids.stripeSub)}]`)).toContainText(
+    `status: null → ${JSON.stringify(H.svg)}`,
+  );
 
   const entities: [string, string, string][] = [
     ["stripe", oddEntity.type, oddEntity.id],
@@ -274,14 +407,19 @@ test("[ui][xss] entity timelines with hostile types, ids and state render as tex
   }
   // The "every event that mentions it" link keeps the hostile id in its query, not as a URL of its own.
   await page.goto(entityPath("stripe", oddEntity.type, oddEntity.id));
-  await expect(page.getByRole("link", { name: "Every event that mentions it →" })).toHaveAttribute("href", `/events?${new URLSearchParams({ q: oddEntity.id }).toString()}`);
+  await expect(page.getByRole("link", { name: "Every event that mentions it →" })).toHaveAttribute(
+    "href",
+    `/events?${new URLSearchParams({ q: oddEntity.id }).toString()}`,
+  );
   // A hostile entity page that does not exist is a plain 404.
   const missing = await page.goto(entityPath("stripe", H.script, H.img));
   expect(missing?.status()).toBe(404);
   await expectInert(page, dialogs, "missing hostile entity");
 });
 
-test("[ui][xss] the audit log, the users list and the replays render hostile names and rows as text", async ({ page }) => {
+test("[ui][xss] the audit log, the users list and the replays render hostile names and rows as text", async ({
+  page,
+}) => {
   const dialogs = await watch(page);
   await signInAt(page, "/audit", E2E.admin.email, E2E.admin.password);
   await expectInert(page, dialogs, "audit");

@@ -13,7 +13,12 @@ export interface AuditedAction {
  * The role check on its own, for adapters that check before parsing input: a refusal leaves its audit
  * row. Refusals without a session are aggregated per action and minute (anyone can cause them).
  */
-export async function requirePermission(db: Db, actor: Actor | undefined, permission: Permission, entry: AuditedAction): Promise<Actor> {
+export async function requirePermission(
+  db: Db,
+  actor: Actor | undefined,
+  permission: Permission,
+  entry: AuditedAction,
+): Promise<Actor> {
   try {
     authorize(actor, permission);
     return actor;

@@ -12,7 +12,8 @@ const SETUP_IDENTIFIER = "first-admin-setup";
 const SETUP_HOURS = 24;
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export type BootstrapResult = { kind: "exists" } | { kind: "created"; email: string } | { kind: "setup-link"; url: string };
+export type BootstrapResult =
+  { kind: "exists" } | { kind: "created"; email: string } | { kind: "setup-link"; url: string };
 
 async function userCount(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(authUser);
@@ -23,7 +24,10 @@ async function userCount(db: Db): Promise<number> {
  * On an empty user table: create the admin from ADMIN_EMAIL/ADMIN_PASSWORD, or else mint a one-time setup
  * link (valid 24 h, only its hash stored). There is never a built-in default password.
  */
-export async function bootstrapFirstAdmin(db: Db, opts: { email?: string; password?: string; baseURL: string }): Promise<BootstrapResult> {
+export async function bootstrapFirstAdmin(
+  db: Db,
+  opts: { email?: string; password?: string; baseURL: string },
+): Promise<BootstrapResult> {
   if ((await userCount(db)) > 0) return { kind: "exists" };
   if (opts.email && opts.password) {
     const input = CreateUserInput.parse({ email: opts.email, password: opts.password, role: "admin", name: "Admin" });
@@ -31,14 +35,23 @@ export async function bootstrapFirstAdmin(db: Db, opts: { email?: string; passwo
       await lockUserChanges(tx);
       if ((await userCount(tx)) > 0) return { kind: "exists" } as const;
       await insertUser(tx, input);
-      await writeAudit(tx, { id: null, email: "system" }, { action: "users.bootstrap-admin", target: `user:${input.email}`, result: "ok" });
+      await writeAudit(
+        tx,
+        { id: null, email: "system" },
+        { action: "users.bootstrap-admin", target: `user:${input.email}`, result: "ok" },
+      );
       return { kind: "created", email: input.email } as const;
     });
   }
   const token = randomBytes(24).toString("base64url");
   await db.transaction(async (tx) => {
     await tx.delete(authVerification).where(eq(authVerification.identifier, SETUP_IDENTIFIER));
-    await tx.insert(authVerification).values({ id: randomUUID(), identifier: SETUP_IDENTIFIER, value: hashToken(token), expiresAt: new Date(Date.now() + SETUP_HOURS * 3600_000) });
+    await tx.insert(authVerification).values({
+      id: randomUUID(),
+      identifier: SETUP_IDENTIFIER,
+      value: hashToken(token),
+      expiresAt: new Date(Date.now() + SETUP_HOURS * 3600_000),
+    });
   });
   return { kind: "setup-link", url: `${opts.baseURL.replace(/\/$/, "")}/setup?token=${token}` };
 }
@@ -57,10 +70,15 @@ export async function completeSetup(db: Db, input: z.input<typeof CompleteSetupI
   const user = CreateUserInput.parse({ email, password, role: "admin", name: "Admin" });
   return db.transaction(async (tx) => {
     await lockUserChanges(tx);
-    if (!(await isSetupTokenValid(tx, token))) throw new ConflictError("This setup link is invalid, used or expired. Restart the app to print a new one.");
+    if (!(await isSetupTokenValid(tx, token)))
+      throw new ConflictError("This setup link is invalid, used or expired. Restart the app to print a new one.");
     await insertUser(tx, user);
     await tx.delete(authVerification).where(eq(authVerification.identifier, SETUP_IDENTIFIER));
-    await writeAudit(tx, { id: null, email: user.email }, { action: "users.setup-admin", target: `user:${user.email}`, result: "ok" });
+    await writeAudit(
+      tx,
+      { id: null, email: user.email },
+      { action: "users.setup-admin", target: `user:${user.email}`, result: "ok" },
+    );
     return { email: user.email };
   });
 }

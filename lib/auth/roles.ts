@@ -24,7 +24,10 @@ export interface Actor {
 
 /** A role check that failed: a ForbiddenError (lib/errors.ts) that says what was needed. */
 export class PermissionError extends ForbiddenError {
-  constructor(readonly permission: Permission, readonly role: Role | undefined) {
+  constructor(
+    readonly permission: Permission,
+    readonly role: Role | undefined,
+  ) {
     super(`${role ?? "anonymous"} may not ${permission.replace(".", ": ")} (needs ${PERMISSIONS[permission]})`);
   }
 }

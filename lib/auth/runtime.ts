@@ -15,7 +15,12 @@ export function getAuth(): Promise<Auth> {
     const env = getEnv();
     const db = await getDb();
     const secret = await resolveAuthSecret(db, env.BETTER_AUTH_SECRET);
-    return createAuth(db, { baseURL: appBaseURL(), secret, signInPerMinute: env.SIGN_IN_PER_MINUTE, sessionHours: env.SESSION_HOURS });
+    return createAuth(db, {
+      baseURL: appBaseURL(),
+      secret,
+      signInPerMinute: env.SIGN_IN_PER_MINUTE,
+      sessionHours: env.SESSION_HOURS,
+    });
   })().catch((err: unknown) => {
     globalForAuth.__ledgerAuth = undefined;
     throw err;

@@ -5,7 +5,15 @@ import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { admin } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { appSetting, authAccount, authRateLimit, authSession, authUser, authVerification, type Role } from "@/db/schema";
+import {
+  appSetting,
+  authAccount,
+  authRateLimit,
+  authSession,
+  authUser,
+  authVerification,
+  type Role,
+} from "@/db/schema";
 import type { Actor } from "./roles";
 import { exposeOnlyConsoleEndpoints } from "./exposed";
 import { claimSignInAttempt, clearSignInFailures } from "./throttle";
@@ -46,10 +54,21 @@ export function createAuth(db: Db, config: AuthConfig) {
     telemetry: { enabled: false },
     database: drizzleAdapter(db, {
       provider: "pg",
-      schema: { user: authUser, session: authSession, account: authAccount, verification: authVerification, rateLimit: authRateLimit },
+      schema: {
+        user: authUser,
+        session: authSession,
+        account: authAccount,
+        verification: authVerification,
+        rateLimit: authRateLimit,
+      },
     }),
     // Admins create accounts; nobody signs themselves up.
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: 256 },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: 256,
+    },
     // No cookie cache: every request checks the session row, so revoking a session takes effect at once.
     session: { expiresIn: config.sessionHours * 3600, updateAge: 3600, cookieCache: { enabled: false } },
     rateLimit: {
@@ -68,7 +87,9 @@ export function createAuth(db: Db, config: AuthConfig) {
         if (!email) return;
         const verdict = await claimSignInAttempt(db, email);
         if (!verdict.allowed)
-          throw new APIError("TOO_MANY_REQUESTS", { message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(verdict.waitMs / 1000)} s.` });
+          throw new APIError("TOO_MANY_REQUESTS", {
+            message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(verdict.waitMs / 1000)} s.`,
+          });
       }),
       after: createAuthMiddleware(async (ctx) => {
         const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
@@ -87,19 +108,29 @@ export function createAuth(db: Db, config: AuthConfig) {
     ],
     // disableOriginCheck: false, explicitly: better-auth turns its Origin (CSRF) check off by itself when
     // NODE_ENV=test or TEST is set in the environment, and a deployment must never depend on that.
-    advanced: { cookiePrefix: "ledger", useSecureCookies: config.baseURL.startsWith("https://"), disableOriginCheck: false },
+    advanced: {
+      cookiePrefix: "ledger",
+      useSecureCookies: config.baseURL.startsWith("https://"),
+      disableOriginCheck: false,
+    },
   });
 }
 
 export type Auth = ReturnType<typeof createAuth>;
 
 /** The signed-in user behind these request headers, or undefined (no, expired or revoked session, or disabled). */
-export async function getSessionActor(auth: Auth, headers: Headers): Promise<{ actor: Actor; sessionId: string } | undefined> {
+export async function getSessionActor(
+  auth: Auth,
+  headers: Headers,
+): Promise<{ actor: Actor; sessionId: string } | undefined> {
   const session = await auth.api.getSession({ headers });
   if (!session) return undefined;
   const user = session.user as { id: string; email: string; role?: string | null; banned?: boolean | null };
   if (user.banned) return undefined;
-  return { actor: { id: user.id, email: user.email, role: (user.role ?? "support") as Role }, sessionId: session.session.id };
+  return {
+    actor: { id: user.id, email: user.email, role: (user.role ?? "support") as Role },
+    sessionId: session.session.id,
+  };
 }
 
 export async function getActor(auth: Auth, headers: Headers): Promise<Actor | undefined> {

@@ -23,7 +23,8 @@ const MAX_DOUBLINGS = 20;
 
 const keyFor = (email: string) => `signin-fail:${email.trim().toLowerCase()}`;
 
-const waitAfter = (count: number) => Math.min(MAX_MS, BASE_MS * 2 ** Math.min(MAX_DOUBLINGS, Math.max(0, count - FREE_ATTEMPTS)));
+const waitAfter = (count: number) =>
+  Math.min(MAX_MS, BASE_MS * 2 ** Math.min(MAX_DOUBLINGS, Math.max(0, count - FREE_ATTEMPTS)));
 
 export type SignInVerdict = { allowed: true } | { allowed: false; waitMs: number };
 

@@ -9,7 +9,10 @@ import { audited } from "./audited";
 import { authorize, type Actor } from "./roles";
 import { MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
 
-const Password = z.string().min(MIN_PASSWORD_LENGTH, `Password must be at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
+const Password = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `Password must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(256);
 
 export const CreateUserInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")),
@@ -31,7 +34,14 @@ export interface UserSummary {
 export async function listUsers({ db, actor }: { db: Db; actor: Actor | undefined }): Promise<UserSummary[]> {
   authorize(actor, "users.manage");
   const rows = await db
-    .select({ id: authUser.id, email: authUser.email, name: authUser.name, role: authUser.role, disabled: authUser.banned, createdAt: authUser.createdAt })
+    .select({
+      id: authUser.id,
+      email: authUser.email,
+      name: authUser.name,
+      role: authUser.role,
+      disabled: authUser.banned,
+      createdAt: authUser.createdAt,
+    })
     .from(authUser)
     .orderBy(asc(authUser.email));
   return rows;
@@ -42,13 +52,29 @@ export async function insertUser(tx: Db, input: z.output<typeof CreateUserInput>
   const id = randomUUID();
   const [clash] = await tx.select({ id: authUser.id }).from(authUser).where(eq(authUser.email, input.email));
   if (clash) throw new ConflictError(`a user with email ${input.email} already exists`);
-  await tx.insert(authUser).values({ id, email: input.email, name: input.name || input.email.split("@")[0]!, role: input.role, emailVerified: true });
-  await tx.insert(authAccount).values({ id: randomUUID(), accountId: id, providerId: "credential", userId: id, password: await hashPassword(input.password) });
+  await tx.insert(authUser).values({
+    id,
+    email: input.email,
+    name: input.name || input.email.split("@")[0]!,
+    role: input.role,
+    emailVerified: true,
+  });
+  await tx.insert(authAccount).values({
+    id: randomUUID(),
+    accountId: id,
+    providerId: "credential",
+    userId: id,
+    password: await hashPassword(input.password),
+  });
   return id;
 }
 
 /** Bounded, for audit targets built from raw input before it is validated. */
-const userTarget = (value: unknown) => `user:${String(value ?? "").trim().toLowerCase().slice(0, 320)}`;
+const userTarget = (value: unknown) =>
+  `user:${String(value ?? "")
+    .trim()
+    .toLowerCase()
+    .slice(0, 320)}`;
 
 /**
  * One user-management change at a time (the same lock as the first-admin bootstrap). Row locks on the
@@ -58,8 +84,20 @@ export async function lockUserChanges(tx: Db): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(7312604118022020)`);
 }
 
-export async function createUser({ db, actor, input }: { db: Db; actor: Actor | undefined; input: CreateUserInput }): Promise<{ id: string }> {
-  const entry = { action: "users.create", target: userTarget(input.email), detail: { role: String(input.role).slice(0, 32) } };
+export async function createUser({
+  db,
+  actor,
+  input,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: CreateUserInput;
+}): Promise<{ id: string }> {
+  const entry = {
+    action: "users.create",
+    target: userTarget(input.email),
+    detail: { role: String(input.role).slice(0, 32) },
+  };
   return audited(db, actor, "users.manage", entry, async (tx) => {
     const data = CreateUserInput.parse(input);
     await lockUserChanges(tx);
@@ -68,7 +106,10 @@ export async function createUser({ db, actor, input }: { db: Db; actor: Actor | 
 }
 
 async function adminsBesides(tx: Db, userId: string): Promise<number> {
-  const [row] = await tx.select({ n: count() }).from(authUser).where(and(eq(authUser.role, "admin"), eq(authUser.banned, false), ne(authUser.id, userId)));
+  const [row] = await tx
+    .select({ n: count() })
+    .from(authUser)
+    .where(and(eq(authUser.role, "admin"), eq(authUser.banned, false), ne(authUser.id, userId)));
   return row?.n ?? 0;
 }
 
@@ -80,49 +121,112 @@ async function getUser(tx: Db, userId: string) {
 
 export const SetRoleInput = z.object({ userId: z.string().min(1), role: z.enum(ROLES) });
 
-export async function setUserRole({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetRoleInput> }): Promise<void> {
-  await audited(db, actor, "users.manage", { action: "users.set-role", target: userTarget(input.userId) }, async (tx, _who, entry) => {
-    const { userId, role } = SetRoleInput.parse(input);
-    await lockUserChanges(tx);
-    const user = await getUser(tx, userId);
-    entry.target = `user:${user.email}`;
-    entry.detail = { from: user.role, to: role };
-    if (user.role === "admin" && role !== "admin" && (await adminsBesides(tx, userId)) === 0)
-      throw new ConflictError("at least one enabled admin must remain");
-    await tx.update(authUser).set({ role, updatedAt: new Date() }).where(eq(authUser.id, userId));
-  });
+export async function setUserRole({
+  db,
+  actor,
+  input,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: z.input<typeof SetRoleInput>;
+}): Promise<void> {
+  await audited(
+    db,
+    actor,
+    "users.manage",
+    { action: "users.set-role", target: userTarget(input.userId) },
+    async (tx, _who, entry) => {
+      const { userId, role } = SetRoleInput.parse(input);
+      await lockUserChanges(tx);
+      const user = await getUser(tx, userId);
+      entry.target = `user:${user.email}`;
+      entry.detail = { from: user.role, to: role };
+      if (user.role === "admin" && role !== "admin" && (await adminsBesides(tx, userId)) === 0)
+        throw new ConflictError("at least one enabled admin must remain");
+      await tx.update(authUser).set({ role, updatedAt: new Date() }).where(eq(authUser.id, userId));
+    },
+  );
 }
 
 export const SetDisabledInput = z.object({ userId: z.string().min(1), disabled: z.boolean() });
 
 /** Disabling ends every session of the user in the same transaction: they are out at their next request. */
-export async function setUserDisabled({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof SetDisabledInput> }): Promise<void> {
-  const entry = { action: input.disabled === false ? "users.enable" : "users.disable", target: userTarget(input.userId) };
+export async function setUserDisabled({
+  db,
+  actor,
+  input,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: z.input<typeof SetDisabledInput>;
+}): Promise<void> {
+  const entry = {
+    action: input.disabled === false ? "users.enable" : "users.disable",
+    target: userTarget(input.userId),
+  };
   await audited(db, actor, "users.manage", entry, async (tx, who, current) => {
     const { userId, disabled } = SetDisabledInput.parse(input);
     await lockUserChanges(tx);
     const user = await getUser(tx, userId);
     current.target = `user:${user.email}`;
     if (disabled && user.id === who.id) throw new ConflictError("you cannot disable your own account");
-    if (disabled && user.role === "admin" && (await adminsBesides(tx, userId)) === 0) throw new ConflictError("at least one enabled admin must remain");
-    await tx.update(authUser).set({ banned: disabled, banReason: disabled ? `disabled by ${who.email}` : null, updatedAt: new Date() }).where(eq(authUser.id, userId));
-    const ended = disabled ? (await tx.delete(authSession).where(eq(authSession.userId, userId)).returning({ id: authSession.id })).length : 0;
+    if (disabled && user.role === "admin" && (await adminsBesides(tx, userId)) === 0)
+      throw new ConflictError("at least one enabled admin must remain");
+    await tx
+      .update(authUser)
+      .set({ banned: disabled, banReason: disabled ? `disabled by ${who.email}` : null, updatedAt: new Date() })
+      .where(eq(authUser.id, userId));
+    const ended = disabled
+      ? (await tx.delete(authSession).where(eq(authSession.userId, userId)).returning({ id: authSession.id })).length
+      : 0;
     current.detail = disabled ? { sessionsEnded: ended } : {};
   });
 }
 
 export const ChangePasswordInput = z
   .object({ currentPassword: z.string().min(1, "Enter your current password"), newPassword: Password })
-  .refine((v) => v.currentPassword !== v.newPassword, { message: "The new password must differ from the current one", path: ["newPassword"] });
+  .refine((v) => v.currentPassword !== v.newPassword, {
+    message: "The new password must differ from the current one",
+    path: ["newPassword"],
+  });
 
 /** Any signed-in user, for their own account. Other sessions of the user end; the current one stays. */
-export async function changePassword({ db, actor, input, currentSessionId }: { db: Db; actor: Actor | undefined; input: z.input<typeof ChangePasswordInput>; currentSessionId?: string }): Promise<void> {
-  await audited(db, actor, "events.read", { action: "users.change-password", target: userTarget(actor?.email ?? "unknown") }, async (tx, who) => {
-    const data = ChangePasswordInput.parse(input);
-    const [account] = await tx.select().from(authAccount).where(and(eq(authAccount.userId, who.id), eq(authAccount.providerId, "credential"))).for("update");
-    if (!account?.password || !(await verifyPassword({ hash: account.password, password: data.currentPassword })))
-      throw new ConflictError("The current password is not correct");
-    await tx.update(authAccount).set({ password: await hashPassword(data.newPassword), updatedAt: new Date() }).where(eq(authAccount.id, account.id));
-    await tx.delete(authSession).where(currentSessionId ? and(eq(authSession.userId, who.id), ne(authSession.id, currentSessionId)) : eq(authSession.userId, who.id));
-  });
+export async function changePassword({
+  db,
+  actor,
+  input,
+  currentSessionId,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: z.input<typeof ChangePasswordInput>;
+  currentSessionId?: string;
+}): Promise<void> {
+  await audited(
+    db,
+    actor,
+    "events.read",
+    { action: "users.change-password", target: userTarget(actor?.email ?? "unknown") },
+    async (tx, who) => {
+      const data = ChangePasswordInput.parse(input);
+      const [account] = await tx
+        .select()
+        .from(authAccount)
+        .where(and(eq(authAccount.userId, who.id), eq(authAccount.providerId, "credential")))
+        .for("update");
+      if (!account?.password || !(await verifyPassword({ hash: account.password, password: data.currentPassword })))
+        throw new ConflictError("The current password is not correct");
+      await tx
+        .update(authAccount)
+        .set({ password: await hashPassword(data.newPassword), updatedAt: new Date() })
+        .where(eq(authAccount.id, account.id));
+      await tx
+        .delete(authSession)
+        .where(
+          currentSessionId
+            ? and(eq(authSession.userId, who.id), ne(authSession.id, currentSessionId))
+            : eq(authSession.userId, who.id),
+        );
+    },
+  );
 }

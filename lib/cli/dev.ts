@@ -27,7 +27,10 @@ function main() {
       console.log(`[dev] using the quick start's demo webhook secrets and admin from ${DEMO_FILE}`);
     }
   }
-  const child = spawn("node_modules/.bin/next", ["dev", "-H", "127.0.0.1", ...process.argv.slice(2)], { stdio: "inherit", env });
+  const child = spawn("node_modules/.bin/next", ["dev", "-H", "127.0.0.1", ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env,
+  });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

@@ -30,7 +30,13 @@ async function checkPortFree(port: number) {
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once("error", (err: NodeJS.ErrnoException) =>
-      reject(err.code === "EADDRINUSE" ? new Error(`port ${port} is already in use (an earlier quick start or \`npm run dev\`?): stop it, or set PORT`) : err),
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(
+              `port ${port} is already in use (an earlier quick start or \`npm run dev\`?): stop it, or set PORT`,
+            )
+          : err,
+      ),
     );
     probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
   });
@@ -48,7 +54,9 @@ function startServer(env: NodeJS.ProcessEnv): Server {
   const group = process.platform !== "win32";
   const child = spawn("node_modules/.bin/tsx", ["server.ts"], { stdio: "inherit", env, detached: group });
   const server: Server = {
-    exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve(void (server.exit = { code, signal })))),
+    exited: new Promise((resolve) =>
+      child.once("exit", (code, signal) => resolve(void (server.exit = { code, signal }))),
+    ),
     signal: (sig) => {
       try {
         if (group && child.pid) process.kill(-child.pid, sig);
@@ -72,12 +80,16 @@ async function stopServer(server: Server, graceMs: number) {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const describeExit = (exit: NonNullable<Server["exit"]>) => (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`);
+const describeExit = (exit: NonNullable<Server["exit"]>) =>
+  exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
 
 async function waitForHealth(url: string, timeoutMs: number, server: Server) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (server.exit) throw new Error(`the server ${describeExit(server.exit)} before it answered ${url}/api/health (its output is above)`);
+    if (server.exit)
+      throw new Error(
+        `the server ${describeExit(server.exit)} before it answered ${url}/api/health (its output is above)`,
+      );
     try {
       if ((await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5000) })).ok) return;
     } catch {
@@ -96,7 +108,13 @@ async function main() {
   const demo = loadOrCreateDemo();
   const port = parent.PORT ?? "3000";
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { NEXT_TELEMETRY_DISABLED: "1", ...parent, NODE_ENV: "production", PORT: port, APP_URL: parent.APP_URL ?? url };
+  const env: NodeJS.ProcessEnv = {
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...parent,
+    NODE_ENV: "production",
+    PORT: port,
+    APP_URL: parent.APP_URL ?? url,
+  };
   if (embedded) {
     applyDemo(env, demo);
     // Let the demo's broken event reach dead in seconds rather than hours.
@@ -123,7 +141,9 @@ async function main() {
       const secrets = demoSecrets(env);
       const summary = await postDeliveries(url, demoTraffic(), secrets);
       writeFileSync(SEEDED, new Date().toISOString());
-      console.log(`[demo] posted ${summary.sent} signed deliveries through the receiver: ${JSON.stringify(summary.byStatus)}`);
+      console.log(
+        `[demo] posted ${summary.sent} signed deliveries through the receiver: ${JSON.stringify(summary.byStatus)}`,
+      );
     }
   } catch (err) {
     await stopServer(server, (Number(parent.SHUTDOWN_TIMEOUT_MS) || 10_000) + 5000);
@@ -131,7 +151,9 @@ async function main() {
   }
   console.log(`\n  Webhook Ledger is running at ${url}`);
   if (embedded)
-    console.log(`  Sign in as ${env.ADMIN_EMAIL} / ${env.ADMIN_EMAIL === demo.adminEmail ? demo.adminPassword : "(your ADMIN_PASSWORD)"}\n  Demo webhook secrets are in ${DEMO_FILE}; remove ${DATA}/ to start over.\n`);
+    console.log(
+      `  Sign in as ${env.ADMIN_EMAIL} / ${env.ADMIN_EMAIL === demo.adminEmail ? demo.adminPassword : "(your ADMIN_PASSWORD)"}\n  Demo webhook secrets are in ${DEMO_FILE}; remove ${DATA}/ to start over.\n`,
+    );
   await server.exited;
   process.exit(server.exit?.code ?? (interrupted ? 0 : 1));
 }

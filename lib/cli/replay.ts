@@ -41,14 +41,20 @@ function parse(argv: string[]) {
   }
   if (values.help) return { kind: "help" as const };
   if (values.resume !== undefined) {
-    if (!/^\d+$/.test(values.resume)) throw new UsageError(`--resume takes a run id (a number), not "${values.resume}"`);
-    if (values.source || values.since) throw new UsageError("--resume continues a recorded run: give no --source or --since with it");
+    if (!/^\d+$/.test(values.resume))
+      throw new UsageError(`--resume takes a run id (a number), not "${values.resume}"`);
+    if (values.source || values.since)
+      throw new UsageError("--resume continues a recorded run: give no --source or --since with it");
     return { kind: "resume" as const, id: Number(values.resume) };
   }
   if (!values.source) throw new UsageError("--source is required");
   if (!values.since) throw new UsageError("--since is required (e.g. 2026-11-01T10:00:00Z)");
-  for (const [name, v] of [["since", values.since], ["until", values.until]] as const)
-    if (v !== undefined && Number.isNaN(Date.parse(v))) throw new UsageError(`--${name} "${v}" is not a date and time (use ISO 8601, e.g. 2026-11-01T10:00:00Z)`);
+  for (const [name, v] of [
+    ["since", values.since],
+    ["until", values.until],
+  ] as const)
+    if (v !== undefined && Number.isNaN(Date.parse(v)))
+      throw new UsageError(`--${name} "${v}" is not a date and time (use ISO 8601, e.g. 2026-11-01T10:00:00Z)`);
   const parsed = ReplayInput.safeParse({
     source: values.source,
     since: values.since,
@@ -59,11 +65,17 @@ function parse(argv: string[]) {
     githubRedeliver: values.redeliver,
     stripeFailedOnly: values["failed-only"],
   });
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => (i.path[0] === "source" ? `--source must be one of stripe, github, paddle` : i.message)).join("; "));
+  if (!parsed.success)
+    throw new UsageError(
+      parsed.error.issues
+        .map((i) => (i.path[0] === "source" ? `--source must be one of stripe, github, paddle` : i.message))
+        .join("; "),
+    );
   return { kind: "start" as const, input: parsed.data };
 }
 
-const line = (run: ReplayRun) => `fetched ${run.fetched} · new ${run.new} · duplicates ${run.duplicates} · failed ${run.failed}`;
+const line = (run: ReplayRun) =>
+  `fetched ${run.fetched} · new ${run.new} · duplicates ${run.duplicates} · failed ${run.failed}`;
 
 /** `npm run replay`: progress on stderr, one JSON line of counts on stdout. Exit 0 done, 1 failed, 2 bad usage, 130 interrupted. */
 async function main(): Promise<number> {
@@ -81,7 +93,9 @@ async function main(): Promise<number> {
   }
   const env = getEnv();
   if (!env.DATABASE_URL) {
-    console.error("replay: DATABASE_URL is required (the embedded database belongs to the app process; replay from the console there).");
+    console.error(
+      "replay: DATABASE_URL is required (the embedded database belongs to the app process; replay from the console there).",
+    );
     return 2;
   }
   const config = replayApiConfigFromEnv(env);
@@ -111,16 +125,39 @@ async function main(): Promise<number> {
   process.once("SIGINT", onSignal("SIGINT"));
   process.once("SIGTERM", onSignal("SIGTERM"));
   try {
-    const run = args.kind === "start"
-      ? await createReplayRunAs({ db: handle.db, who: `cli:${userInfo().username}`, input: args.input, lease: host.lease, defaultHook: config.github.hook })
-      : await takeReplayRun(handle.db, args.id, host.lease, { reopen: true });
+    const run =
+      args.kind === "start"
+        ? await createReplayRunAs({
+            db: handle.db,
+            who: `cli:${userInfo().username}`,
+            input: args.input,
+            lease: host.lease,
+            defaultHook: config.github.hook,
+          })
+        : await takeReplayRun(handle.db, args.id, host.lease, { reopen: true });
     const what = `${run.dryRun ? "dry run" : "replay"} ${run.id}: ${run.source} ${run.since.toISOString()} → ${run.until.toISOString()}`;
-    console.error(`[replay] ${args.kind === "start" ? "started" : `resuming from cursor ${run.cursor ?? "start"}`} ${what}`);
+    console.error(
+      `[replay] ${args.kind === "start" ? "started" : `resuming from cursor ${run.cursor ?? "start"}`} ${what}`,
+    );
     let done = await driveReplayRun(run, host, stop.signal);
-    if (done.interrupted && stop.signal.aborted) done = await markStopped(handle.db, done.id, `stopped by ${(stop.signal.reason as Error).message}; resume with npm run replay -- --resume ${done.id}`);
+    if (done.interrupted && stop.signal.aborted)
+      done = await markStopped(
+        handle.db,
+        done.id,
+        `stopped by ${(stop.signal.reason as Error).message}; resume with npm run replay -- --resume ${done.id}`,
+      );
     if (done.lastError) console.error(`[replay ${done.id}] ${done.status}: ${done.lastError}`);
     console.error(`[replay ${done.id}] ${done.status}: ${line(done)}`);
-    console.log(JSON.stringify({ fetched: done.fetched, new: done.new, duplicates: done.duplicates, failed: done.failed, runId: done.id, status: done.status }));
+    console.log(
+      JSON.stringify({
+        fetched: done.fetched,
+        new: done.new,
+        duplicates: done.duplicates,
+        failed: done.failed,
+        runId: done.id,
+        status: done.status,
+      }),
+    );
     return done.status === "succeeded" ? 0 : done.status === "cancelled" ? 130 : 1;
   } finally {
     await handle.close();

@@ -9,7 +9,9 @@ async function main() {
   const env = getEnv();
   const url = env.APP_URL ?? `http://127.0.0.1:${env.PORT}`;
   const all = secretsFromEnv(env);
-  const secrets = Object.fromEntries(SOURCES.flatMap((s) => (all[s][0] ? [[s, all[s][0]]] : []))) as Partial<Record<Source, string>>;
+  const secrets = Object.fromEntries(SOURCES.flatMap((s) => (all[s][0] ? [[s, all[s][0]]] : []))) as Partial<
+    Record<Source, string>
+  >;
   const summary = await postDeliveries(url, demoTraffic(), secrets);
   console.log(`posted ${summary.sent} deliveries to ${url}: ${JSON.stringify(summary.byStatus)}`);
   if (summary.skipped.length) console.log(`skipped (no secret set): ${summary.skipped.join(", ")}`);

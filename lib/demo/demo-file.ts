@@ -12,7 +12,8 @@ export interface Demo {
   secrets: Partial<Record<Source, string>>;
 }
 
-export const readDemo = (): Demo | undefined => (existsSync(DEMO_FILE) ? (JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo) : undefined);
+export const readDemo = (): Demo | undefined =>
+  existsSync(DEMO_FILE) ? (JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo) : undefined;
 
 export function loadOrCreateDemo(): Demo {
   const existing = readDemo();
@@ -21,7 +22,14 @@ export function loadOrCreateDemo(): Demo {
   const demo: Demo = {
     adminEmail: "admin@demo.local",
     adminPassword: `${r(6)}-${r(6)}-${r(6)}`,
-    secrets: { stripe: `whsec_${r(24)}`, github: r(24), shopify: r(24), paddle: `pdl_ntfset_${r(24)}`, slack: r(24), standard: `whsec_${randomBytes(32).toString("base64")}` },
+    secrets: {
+      stripe: `whsec_${r(24)}`,
+      github: r(24),
+      shopify: r(24),
+      paddle: `pdl_ntfset_${r(24)}`,
+      slack: r(24),
+      standard: `whsec_${randomBytes(32).toString("base64")}`,
+    },
   };
   mkdirSync(path.dirname(DEMO_FILE), { recursive: true });
   writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });

@@ -9,7 +9,11 @@ export interface PostSummary {
 }
 
 /** Posts signed deliveries to a running app over HTTP, exactly as a provider would. */
-export async function postDeliveries(baseURL: string, deliveries: readonly DemoDelivery[], secrets: Partial<Record<Source, string>>): Promise<PostSummary> {
+export async function postDeliveries(
+  baseURL: string,
+  deliveries: readonly DemoDelivery[],
+  secrets: Partial<Record<Source, string>>,
+): Promise<PostSummary> {
   const summary: PostSummary = { sent: 0, byStatus: {}, skipped: [] };
   for (const d of deliveries) {
     const secret = secrets[d.source];
@@ -17,7 +21,11 @@ export async function postDeliveries(baseURL: string, deliveries: readonly DemoD
       if (!summary.skipped.includes(d.source)) summary.skipped.push(d.source);
       continue;
     }
-    const res = await fetch(`${baseURL}/api/webhooks/${d.source}`, { method: "POST", headers: signDelivery(d.source, d.body, secret, { id: d.id, headers: d.headers }), body: d.body });
+    const res = await fetch(`${baseURL}/api/webhooks/${d.source}`, {
+      method: "POST",
+      headers: signDelivery(d.source, d.body, secret, { id: d.id, headers: d.headers }),
+      body: d.body,
+    });
     await res.arrayBuffer();
     summary.sent++;
     summary.byStatus[res.status] = (summary.byStatus[res.status] ?? 0) + 1;

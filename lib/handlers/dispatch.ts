@@ -40,7 +40,13 @@ async function applySnapshot<S>(tx: Tx, handler: SnapshotHandler<S>, event: Hand
              (select version from entity_version where ${key}) as current,
              (select event_id from entity_version where ${key}) as current_event`),
   );
-  const base = { source: event.source, entityType: entity.type, entityId: entity.id, eventId: event.eventId, version: entity.version };
+  const base = {
+    source: event.source,
+    entityType: entity.type,
+    entityId: entity.id,
+    eventId: event.eventId,
+    version: entity.version,
+  };
   if (guard?.applied) {
     const changes = await handler.write(tx, state, { entity, event });
     return { outcome: "settled", transition: { ...base, outcome: "applied", changes } };
@@ -58,6 +64,15 @@ async function applyDelta<I>(tx: Tx, handler: DeltaHandler<I>, event: HandlerEve
   const changes = await handler.apply(tx, input, { event });
   return {
     outcome: "settled",
-    transition: { source: event.source, entityType: entity.type, entityId: entity.id, eventId: event.eventId, version: null, outcome: "applied", changes, note: "delta" },
+    transition: {
+      source: event.source,
+      entityType: entity.type,
+      entityId: entity.id,
+      eventId: event.eventId,
+      version: null,
+      outcome: "applied",
+      changes,
+      note: "delta",
+    },
   };
 }

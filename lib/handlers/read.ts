@@ -5,7 +5,8 @@ import { HandlerInputError } from "./types";
 export function objectAt(value: unknown, path: string): Record<string, unknown> {
   const keys = path === "" ? [] : path.split(".");
   const found = keys.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
-  if (!isObject(found)) throw new HandlerInputError(path === "" ? "payload is not a JSON object" : `payload has no object at ${path}`);
+  if (!isObject(found))
+    throw new HandlerInputError(path === "" ? "payload is not a JSON object" : `payload has no object at ${path}`);
   return found;
 }
 
@@ -35,18 +36,27 @@ export function firstPriceId(items: unknown, where: string): string {
   const first: unknown = list?.[0];
   const price = isObject(first) ? first.price : undefined;
   const id = isObject(price) ? price.id : undefined;
-  if (typeof id !== "string" || id.length === 0) throw new HandlerInputError(`payload has no ${where}[0].price.id (a subscription needs at least one item)`);
+  if (typeof id !== "string" || id.length === 0)
+    throw new HandlerInputError(`payload has no ${where}[0].price.id (a subscription needs at least one item)`);
   return id;
 }
 
 /** Field-by-field differences between the stored row (or nothing) and the new one. */
-export function diff(before: Record<string, unknown> | undefined, after: Record<string, unknown>, fields: readonly string[]) {
+export function diff(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const f of fields) {
     const from = before?.[f] ?? null;
     const to = after[f] ?? null;
     const same = from instanceof Date && to instanceof Date ? from.getTime() === to.getTime() : from === to;
-    if (!same) changes[f] = { from: from instanceof Date ? from.toISOString() : from, to: to instanceof Date ? to.toISOString() : to };
+    if (!same)
+      changes[f] = {
+        from: from instanceof Date ? from.toISOString() : from,
+        to: to instanceof Date ? to.toISOString() : to,
+      };
   }
   return changes;
 }

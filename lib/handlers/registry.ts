@@ -6,7 +6,12 @@ import { stripeSubscription } from "./stripe/subscription";
 import type { Handler } from "./types";
 
 /** Built-in handlers. To add one, see docs/handlers.md. */
-export const BUILT_IN_HANDLERS: readonly Handler[] = [stripeSubscription, stripeInvoicePaid, paddleSubscription, shopifyOrder];
+export const BUILT_IN_HANDLERS: readonly Handler[] = [
+  stripeSubscription,
+  stripeInvoicePaid,
+  paddleSubscription,
+  shopifyOrder,
+];
 
 export type HandlerLookup = (source: Source, eventType: string) => Handler | undefined;
 

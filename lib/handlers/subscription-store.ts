@@ -15,7 +15,13 @@ export interface SubscriptionState {
  * diff). The row moves only to a strictly newer version, so even a write that slipped past the entity
  * guard could not take the subscription backwards. Shared by Stripe and Paddle.
  */
-export async function writeSubscription(tx: Tx, source: "stripe" | "paddle", state: SubscriptionState, version: number, eventId: string): Promise<Changes> {
+export async function writeSubscription(
+  tx: Tx,
+  source: "stripe" | "paddle",
+  state: SubscriptionState,
+  version: number,
+  eventId: string,
+): Promise<Changes> {
   const [before] = rowsOf<{ customer_id: string | null; plan: string | null; status: string | null; found: boolean }>(
     await tx.execute(sql`
       with old as (
@@ -29,6 +35,12 @@ export async function writeSubscription(tx: Tx, source: "stripe" | "paddle", sta
       )
       select old.customer_id, old.plan, old.status, old.status is not null as found from (select 1) as one left join old on true`),
   );
-  const prior = before?.found ? { customerId: before.customer_id, plan: before.plan, status: before.status } : undefined;
-  return diff(prior, { customerId: state.customerId, plan: state.plan, status: state.status }, ["customerId", "plan", "status"]);
+  const prior = before?.found
+    ? { customerId: before.customer_id, plan: before.plan, status: before.status }
+    : undefined;
+  return diff(prior, { customerId: state.customerId, plan: state.plan, status: state.status }, [
+    "customerId",
+    "plan",
+    "status",
+  ]);
 }

@@ -52,5 +52,8 @@ export interface DeltaHandler<Input> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds handlers of any state type
 export type Handler = SnapshotHandler<any> | DeltaHandler<any>;
 
-export const defineSnapshotHandler = <S>(h: Omit<SnapshotHandler<S>, "kind">): SnapshotHandler<S> => ({ kind: "snapshot", ...h });
+export const defineSnapshotHandler = <S>(h: Omit<SnapshotHandler<S>, "kind">): SnapshotHandler<S> => ({
+  kind: "snapshot",
+  ...h,
+});
 export const defineDeltaHandler = <I>(h: Omit<DeltaHandler<I>, "kind">): DeltaHandler<I> => ({ kind: "delta", ...h });

@@ -116,8 +116,7 @@ export function connectDedupCache(opts: DedupCacheOptions): DedupCache {
   });
   redis.connect().catch(() => {}); // the error event has reported it; retryStrategy takes over
 
-  const usable = () =>
-    !closed && redis.status === "ready" && inFlight < maxInFlight && performance.now() >= skipUntil;
+  const usable = () => !closed && redis.status === "ready" && inFlight < maxInFlight && performance.now() >= skipUntil;
 
   const track = <T>(command: Promise<T>): Promise<T> => {
     inFlight++;
@@ -176,10 +175,7 @@ export function connectDedupCache(opts: DedupCacheOptions): DedupCache {
       if (redis.status === "ready") {
         let timer: ReturnType<typeof setTimeout> | undefined;
         // QUIT lets marks already written reach Redis; a stalled server gets half a second, then the socket goes.
-        await Promise.race([
-          redis.quit().catch(() => {}),
-          new Promise<void>((r) => (timer = setTimeout(r, 500))),
-        ]);
+        await Promise.race([redis.quit().catch(() => {}), new Promise<void>((r) => (timer = setTimeout(r, 500)))]);
         clearTimeout(timer);
       }
       redis.disconnect();

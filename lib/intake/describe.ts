@@ -31,7 +31,8 @@ export function describeDelivery(args: {
   if (!described.ok) return described;
   const { eventId, eventType, entity } = described.event;
   if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
-  if (!isPgStorable(eventId)) return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
+  if (!isPgStorable(eventId))
+    return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
   try {
     return {
       ok: true,

@@ -13,7 +13,13 @@ export interface DuplicateRow {
 
 /** Duplicate rate per source and type over [since, until): the number to read before switching shadow → enforce. */
 export async function duplicateReport(db: Db, window: { since: Date; until: Date }): Promise<DuplicateRow[]> {
-  const rows = rowsOf<{ source: string; event_type: string; deliveries: number; duplicates: number; reprocessed: number }>(
+  const rows = rowsOf<{
+    source: string;
+    event_type: string;
+    deliveries: number;
+    duplicates: number;
+    reprocessed: number;
+  }>(
     await db.execute(sql`
       select d.source, coalesce(e.event_type, '?') as event_type, count(*)::int as deliveries,
              count(*) filter (where not d.claimed)::int as duplicates,
@@ -55,9 +61,21 @@ export function formatDuplicateReport(rows: readonly DuplicateRow[], window: { s
   for (const r of rows) {
     total += r.deliveries;
     dups += r.duplicates;
-    table.push([r.source, r.eventType, String(r.deliveries), String(r.duplicates), `${(r.rate * 100).toFixed(2)} %`, String(r.reprocessed)]);
+    table.push([
+      r.source,
+      r.eventType,
+      String(r.deliveries),
+      String(r.duplicates),
+      `${(r.rate * 100).toFixed(2)} %`,
+      String(r.reprocessed),
+    ]);
   }
   table.push(["all", "", String(total), String(dups), `${((dups / total) * 100).toFixed(2)} %`, ""]);
   const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
-  return [head, ...table.map((row) => row.map((cell, c) => (c >= 2 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  "))].join("\n");
+  return [
+    head,
+    ...table.map((row) =>
+      row.map((cell, c) => (c >= 2 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  "),
+    ),
+  ].join("\n");
 }

@@ -43,12 +43,24 @@ const STATE_TABLES: Record<string, string> = { subscription: "subscription", ord
  * Every event that tried to move one entity, newest first: those the worker weighed (applied or
  * stale, with what changed) and those still waiting. The entity index serves both halves.
  */
-export async function getEntityTimeline(db: Db, actor: Actor | undefined, input: EntityKeyInput, limit = 500): Promise<EntityTimeline> {
+export async function getEntityTimeline(
+  db: Db,
+  actor: Actor | undefined,
+  input: EntityKeyInput,
+  limit = 500,
+): Promise<EntityTimeline> {
   authorize(actor, "events.read");
   const k = EntityKeyInput.parse(input);
   const rows = rowsOf<{
-    event_id: string; event_type: string | null; status: EventStatus | null; received_at: string | null; version: string | null;
-    outcome: "applied" | "stale" | null; changes: Record<string, { from: unknown; to: unknown }> | null; note: string | null; recorded_at: string | null;
+    event_id: string;
+    event_type: string | null;
+    status: EventStatus | null;
+    received_at: string | null;
+    version: string | null;
+    outcome: "applied" | "stale" | null;
+    changes: Record<string, { from: unknown; to: unknown }> | null;
+    note: string | null;
+    recorded_at: string | null;
   }>(
     await db.execute(sql`
       select coalesce(t.event_id, e.event_id) as event_id, e.event_type, e.status, e.received_at::text,
@@ -68,11 +80,17 @@ export async function getEntityTimeline(db: Db, actor: Actor | undefined, input:
   // Own keys only: "constructor" or "__proto__" is an unknown type, not Object.prototype's member.
   const table = Object.hasOwn(STATE_TABLES, k.entityType) ? STATE_TABLES[k.entityType] : undefined;
   const state = table
-    ? rowsOf<Record<string, unknown>>(await db.execute(sql`select * from ${sql.identifier(table)} where source = ${k.source} and external_id = ${k.entityId}`))[0]
+    ? rowsOf<Record<string, unknown>>(
+        await db.execute(
+          sql`select * from ${sql.identifier(table)} where source = ${k.source} and external_id = ${k.entityId}`,
+        ),
+      )[0]
     : undefined;
   return {
     ...k,
-    current: current ? { version: Number(current.version), eventId: current.event_id, updatedAt: new Date(current.updated_at) } : undefined,
+    current: current
+      ? { version: Number(current.version), eventId: current.event_id, updatedAt: new Date(current.updated_at) }
+      : undefined,
     state,
     entries: rows.map((r) => ({
       eventId: r.event_id,

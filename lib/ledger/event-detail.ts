@@ -1,7 +1,16 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { entityTransition, webhookAttempt, webhookDelivery, webhookEvent, type EntityTransition, type WebhookAttempt, type WebhookDelivery, type WebhookEvent } from "@/db/schema";
+import {
+  entityTransition,
+  webhookAttempt,
+  webhookDelivery,
+  webhookEvent,
+  type EntityTransition,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEvent,
+} from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { PROVIDERS, type SecretsBySource } from "@/lib/providers";
@@ -32,7 +41,10 @@ export interface EventDetail {
  * Re-checks the stored raw body and headers against the secrets configured now, ignoring the
  * timestamp window (the delivery is old by definition): "is this the payload the provider signed?"
  */
-export function checkSignatureNow(event: Pick<WebhookEvent, "source" | "rawBody" | "headers" | "via">, secrets: SecretsBySource): SignatureCheck {
+export function checkSignatureNow(
+  event: Pick<WebhookEvent, "source" | "rawBody" | "headers" | "via">,
+  secrets: SecretsBySource,
+): SignatureCheck {
   const source = event.source as keyof SecretsBySource;
   const provider = PROVIDERS[source];
   if (secrets[source].length === 0) return { state: "no-secret" };
@@ -44,24 +56,42 @@ export function checkSignatureNow(event: Pick<WebhookEvent, "source" | "rawBody"
     now: Math.floor(Date.now() / 1000),
   });
   if (verdict.ok) return { state: "verifies" };
-  if (event.via === "replay") return { state: "unsigned", reason: "fetched from the provider's API by a replay, not signed by a delivery" };
+  if (event.via === "replay")
+    return { state: "unsigned", reason: "fetched from the provider's API by a replay, not signed by a delivery" };
   return { state: "fails", reason: verdict.reason };
 }
 
-export async function getEventDetail(db: Db, actor: Actor | undefined, input: EventKeyInput, secrets: SecretsBySource): Promise<EventDetail> {
+export async function getEventDetail(
+  db: Db,
+  actor: Actor | undefined,
+  input: EventKeyInput,
+  secrets: SecretsBySource,
+): Promise<EventDetail> {
   authorize(actor, "events.read");
   const key = EventKeyInput.parse(input);
-  const at = (t: { source: AnyPgColumn; eventId: AnyPgColumn }) => and(eq(t.source, key.source), eq(t.eventId, key.eventId));
+  const at = (t: { source: AnyPgColumn; eventId: AnyPgColumn }) =>
+    and(eq(t.source, key.source), eq(t.eventId, key.eventId));
   const [row] = await db.select().from(webhookEvent).where(at(webhookEvent));
   if (!row) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);
   const { leaseToken: _lease, ...event } = row;
   const [deliveries, [total], attempts, transitions] = await Promise.all([
     db.select().from(webhookDelivery).where(at(webhookDelivery)).orderBy(asc(webhookDelivery.id)).limit(DELIVERY_LIMIT),
     db.select({ n: count() }).from(webhookDelivery).where(at(webhookDelivery)),
-    db.select().from(webhookAttempt).where(at(webhookAttempt)).orderBy(asc(webhookAttempt.number), asc(webhookAttempt.id)),
+    db
+      .select()
+      .from(webhookAttempt)
+      .where(at(webhookAttempt))
+      .orderBy(asc(webhookAttempt.number), asc(webhookAttempt.id)),
     db.select().from(entityTransition).where(at(entityTransition)).orderBy(asc(entityTransition.id)),
   ]);
-  return { event, signature: checkSignatureNow(event, secrets), deliveries, deliveryCount: Number(total?.n ?? 0), attempts, transitions };
+  return {
+    event,
+    signature: checkSignatureNow(event, secrets),
+    deliveries,
+    deliveryCount: Number(total?.n ?? 0),
+    attempts,
+    transitions,
+  };
 }
 
 /**
@@ -78,7 +108,8 @@ export function nestingExceeds(value: unknown, limit: number): boolean {
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v !== "object") continue;
     if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
   }
   return false;
 }
@@ -90,14 +121,22 @@ export function nestingExceeds(value: unknown, limit: number): boolean {
 export async function exportEvent(db: Db, actor: Actor | undefined, input: EventKeyInput, secrets: SecretsBySource) {
   authorize(actor, "events.read");
   const detail = await getEventDetail(db, actor, input, secrets);
-  await writeAudit(db, actor, { action: "events.export", target: `event:${detail.event.source}/${detail.event.eventId}`, result: "ok" });
+  await writeAudit(db, actor, {
+    action: "events.export",
+    target: `event:${detail.event.source}/${detail.event.eventId}`,
+    result: "ok",
+  });
   const tooDeep = nestingExceeds(detail.event.payload, EXPORT_MAX_DEPTH);
   return {
     exportedAt: new Date().toISOString(),
     exportedBy: actor.email,
     signatureVerifiesWithCurrentSecret: detail.signature,
     event: tooDeep ? { ...detail.event, payload: null } : detail.event,
-    ...(tooDeep ? { payloadOmitted: `the payload nests deeper than ${EXPORT_MAX_DEPTH} levels; rawBody holds it exactly as received` } : {}),
+    ...(tooDeep
+      ? {
+          payloadOmitted: `the payload nests deeper than ${EXPORT_MAX_DEPTH} levels; rawBody holds it exactly as received`,
+        }
+      : {}),
     rawBody: detail.event.rawBody,
     headers: detail.event.headers,
     deliveries: detail.deliveries,

@@ -9,7 +9,10 @@ import { pgArray } from "./pg-array";
 const list = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => {
     const values = (Array.isArray(v) ? v : v === undefined || v === "" ? [] : [v]) as unknown[];
-    return values.flatMap((x) => (typeof x === "string" ? x.split(",") : [x])).map((x) => (typeof x === "string" ? x.trim() : x)).filter((x) => x !== "");
+    return values
+      .flatMap((x) => (typeof x === "string" ? x.split(",") : [x]))
+      .map((x) => (typeof x === "string" ? x.trim() : x))
+      .filter((x) => x !== "");
   }, z.array(item).max(50));
 
 /** Text that reaches a query as a parameter: PostgreSQL's text refuses U+0000, and a lone surrogate is not UTF-8. */
@@ -59,7 +62,10 @@ export const SEARCH_PROBE_LIMIT = 1000;
  */
 function searchCondition(q: string): SQL {
   const term = searchTerm(q);
-  const keys = sql.join(SOURCES.map((s) => sql`(${s}, ${q})`), sql`, `);
+  const keys = sql.join(
+    SOURCES.map((s) => sql`(${s}, ${q})`),
+    sql`, `,
+  );
   return sql`((${webhookEvent.source}, ${webhookEvent.eventId}) in (${keys}) or ${webhookEvent.subjectIds} @> array[${term}]::text[])`;
 }
 
@@ -85,11 +91,15 @@ export async function resolvedConditions(db: Db, f: EventFilter): Promise<SQL[]>
   const where = plainConditions(f);
   if (!f.q) return where;
   const keys = rowsOf<{ source: string; event_id: string }>(
-    await db.execute(sql`select source, event_id from webhook_event where subject_ids @> array[${searchTerm(f.q)}]::text[] limit ${SEARCH_PROBE_LIMIT + 1}`),
+    await db.execute(
+      sql`select source, event_id from webhook_event where subject_ids @> array[${searchTerm(f.q)}]::text[] limit ${SEARCH_PROBE_LIMIT + 1}`,
+    ),
   );
   if (keys.length > SEARCH_PROBE_LIMIT) return [...where, searchCondition(f.q)];
   const sources = [...SOURCES, ...keys.map((k) => k.source)];
   const ids = [...SOURCES.map(() => f.q!), ...keys.map((k) => k.event_id)];
-  where.push(sql`(${webhookEvent.source}, ${webhookEvent.eventId}) in (select * from unnest(${pgArray(sources, "text")}, ${pgArray(ids, "text")}))`);
+  where.push(
+    sql`(${webhookEvent.source}, ${webhookEvent.eventId}) in (select * from unnest(${pgArray(sources, "text")}, ${pgArray(ids, "text")}))`,
+  );
   return where;
 }

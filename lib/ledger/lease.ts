@@ -47,7 +47,10 @@ function leaseSet(workerId: string, leaseMs: number): SQL {
  * Lease up to `limit` due events, oldest due first. SKIP LOCKED lets several workers take
  * disjoint batches from the pending partial index without waiting on each other.
  */
-export async function leaseDue(db: Db, opts: { workerId: string; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
+export async function leaseDue(
+  db: Db,
+  opts: { workerId: string; leaseMs: number; limit: number },
+): Promise<LeasedEvent[]> {
   const result = await db.execute(sql`
     with due as (
       select source, event_id from webhook_event
@@ -69,14 +72,25 @@ export async function leaseDue(db: Db, opts: { workerId: string; leaseMs: number
 export async function leaseOne(
   db: Db,
   key: EventKey,
-  opts: { workerId: string; leaseMs: number; statuses: readonly ("claimed" | "failed" | "dead")[]; trigger?: AttemptTrigger; actor?: string },
+  opts: {
+    workerId: string;
+    leaseMs: number;
+    statuses: readonly ("claimed" | "failed" | "dead")[];
+    trigger?: AttemptTrigger;
+    actor?: string;
+  },
 ): Promise<LeasedEvent | undefined> {
   const override = opts.trigger ? sql`, next_trigger = ${opts.trigger}, next_actor = ${opts.actor ?? null}` : sql``;
-  const fresh = opts.statuses.includes("dead") ? sql`, attempts_base = case when e.status = 'dead' then e.attempts else e.attempts_base end` : sql``;
+  const fresh = opts.statuses.includes("dead")
+    ? sql`, attempts_base = case when e.status = 'dead' then e.attempts else e.attempts_base end`
+    : sql``;
   const result = await db.execute(sql`
     update webhook_event e set ${leaseSet(opts.workerId, opts.leaseMs)} ${override} ${fresh}
     where e.source = ${key.source} and e.event_id = ${key.eventId}
-      and e.status in (${sql.join(opts.statuses.map((s) => sql`${s}`), sql`, `)})
+      and e.status in (${sql.join(
+        opts.statuses.map((s) => sql`${s}`),
+        sql`, `,
+      )})
     ${RETURNING}`);
   const row = rowsOf<LeaseRow>(result)[0];
   return row ? toLeased(row, opts.workerId) : undefined;
@@ -117,5 +131,8 @@ export async function reapExpiredLeases(db: Db, policy: RetryPolicy): Promise<Ev
            'lease expired: the worker stopped or stalled before settling'
     from reaped
     returning source, event_id`);
-  return rowsOf<{ source: EventKey["source"]; event_id: string }>(result).map((r) => ({ source: r.source, eventId: r.event_id }));
+  return rowsOf<{ source: EventKey["source"]; event_id: string }>(result).map((r) => ({
+    source: r.source,
+    eventId: r.event_id,
+  }));
 }

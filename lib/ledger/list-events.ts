@@ -36,7 +36,14 @@ export function decodeCursor(value: string): CursorKey {
   try {
     return Cursor.parse(JSON.parse(Buffer.from(value, "base64url").toString("utf8")));
   } catch {
-    throw new z.ZodError([{ code: "custom", path: ["cursor"], message: "the page link is damaged; start again from the first page", input: value }]);
+    throw new z.ZodError([
+      {
+        code: "custom",
+        path: ["cursor"],
+        message: "the page link is damaged; start again from the first page",
+        input: value,
+      },
+    ]);
   }
 }
 
@@ -72,7 +79,11 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
   const key = sql`(${webhookEvent.receivedAt}, ${webhookEvent.eventId}, ${webhookEvent.source})`;
   if (i.cursor) {
     const [ts, source, id] = decodeCursor(i.cursor);
-    where.push(scanDesc ? sql`${key} < (${ts}::timestamptz, ${id}, ${source})` : sql`${key} > (${ts}::timestamptz, ${id}, ${source})`);
+    where.push(
+      scanDesc
+        ? sql`${key} < (${ts}::timestamptz, ${id}, ${source})`
+        : sql`${key} > (${ts}::timestamptz, ${id}, ${source})`,
+    );
   }
   const dir = scanDesc ? sql`desc` : sql`asc`;
   const rows = await db

@@ -18,17 +18,23 @@ export async function getStatusCounts(db: Db, actor: Actor | undefined): Promise
   const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
   const open = rowsOf<{ status: EventStatus; n: number }>(
     // An explicit list, not `<> 'settled'`: only that can be an index condition on the status index.
-    await db.execute(sql`select status, count(*)::int as n from webhook_event where status in ('claimed', 'processing', 'failed', 'dead') group by status`),
+    await db.execute(
+      sql`select status, count(*)::int as n from webhook_event where status in ('claimed', 'processing', 'failed', 'dead') group by status`,
+    ),
   );
   for (const r of open) counts[r.status] = Number(r.n);
-  const [est] = rowsOf<{ n: number }>(await db.execute(sql`select reltuples::float8 as n from pg_class where oid = 'webhook_event'::regclass`));
+  const [est] = rowsOf<{ n: number }>(
+    await db.execute(sql`select reltuples::float8 as n from pg_class where oid = 'webhook_event'::regclass`),
+  );
   const estimate = Number(est?.n ?? -1);
   if (estimate >= EXACT_COUNT_LIMIT) {
     const others = open.reduce((sum, r) => sum + Number(r.n), 0);
     counts.settled = Math.max(0, Math.round(estimate) - others);
     return { counts, settledApproximate: true };
   }
-  const [settled] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from webhook_event where status = 'settled'`));
+  const [settled] = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from webhook_event where status = 'settled'`),
+  );
   counts.settled = Number(settled?.n ?? 0);
   return { counts, settledApproximate: false };
 }
@@ -48,7 +54,11 @@ export async function getBacklog(db: Db, actor: Actor | undefined): Promise<Back
              min(received_at)::text as oldest
       from webhook_event where status in ('claimed', 'failed', 'processing')`),
   );
-  return { size: Number(row?.size ?? 0), dueNow: Number(row?.due ?? 0), oldestReceivedAt: row?.oldest ? new Date(row.oldest) : null };
+  return {
+    size: Number(row?.size ?? 0),
+    dueNow: Number(row?.due ?? 0),
+    oldestReceivedAt: row?.oldest ? new Date(row.oldest) : null,
+  };
 }
 
 export interface DeliveryMinute {
@@ -68,7 +78,12 @@ export async function getDeliveryRate(db: Db, actor: Actor | undefined, hours = 
       from webhook_delivery where received_at > now() - make_interval(hours => ${hours}::int)
       group by 1, 2 order by 1, 2`),
   );
-  return rows.map((r) => ({ minute: new Date(r.minute), source: r.source, deliveries: Number(r.n), duplicates: Number(r.dups) }));
+  return rows.map((r) => ({
+    minute: new Date(r.minute),
+    source: r.source,
+    deliveries: Number(r.n),
+    duplicates: Number(r.dups),
+  }));
 }
 
 export interface FailingType {
@@ -87,7 +102,12 @@ export async function getFailingTypes(db: Db, actor: Actor | undefined, limit = 
       from webhook_event where status in ('failed', 'dead')
       group by 1, 2 order by count(*) desc, 2 limit ${limit}`),
   );
-  return rows.map((r) => ({ source: r.source, eventType: r.event_type, failed: Number(r.failed), dead: Number(r.dead) }));
+  return rows.map((r) => ({
+    source: r.source,
+    eventType: r.event_type,
+    failed: Number(r.failed),
+    dead: Number(r.dead),
+  }));
 }
 
 export interface DeadEvent {
@@ -102,22 +122,45 @@ export interface DeadEvent {
 /** Past this many, the dead count reads "1,000+": counting a pile of a hundred thousand costs a second. */
 export const DEAD_COUNT_CAP = 1000;
 
-export async function listDeadEvents(db: Db, actor: Actor | undefined, limit = 10): Promise<{ rows: DeadEvent[]; total: number; more: boolean }> {
+export async function listDeadEvents(
+  db: Db,
+  actor: Actor | undefined,
+  limit = 10,
+): Promise<{ rows: DeadEvent[]; total: number; more: boolean }> {
   authorize(actor, "events.read");
   // Two statements: a window count would fetch every dead row from the heap to show ten; the count is capped.
   const [rows, [total]] = await Promise.all([
     db.execute(sql`
       select source, event_id, event_type, attempts, last_error, received_at::text as received_text
       from webhook_event where status = 'dead' order by received_at desc, event_id desc, source desc limit ${limit}`),
-    db.execute(sql`select count(*)::int as n from (select 1 from webhook_event where status = 'dead' limit ${DEAD_COUNT_CAP + 1}) capped`),
-  ]).then(([r, t]) => [
-    rowsOf<{ source: Source; event_id: string; event_type: string; attempts: number; last_error: string | null; received_text: string }>(r),
-    rowsOf<{ n: number }>(t),
-  ] as const);
+    db.execute(
+      sql`select count(*)::int as n from (select 1 from webhook_event where status = 'dead' limit ${DEAD_COUNT_CAP + 1}) capped`,
+    ),
+  ]).then(
+    ([r, t]) =>
+      [
+        rowsOf<{
+          source: Source;
+          event_id: string;
+          event_type: string;
+          attempts: number;
+          last_error: string | null;
+          received_text: string;
+        }>(r),
+        rowsOf<{ n: number }>(t),
+      ] as const,
+  );
   const n = Number(total?.n ?? 0);
   return {
     total: Math.min(n, DEAD_COUNT_CAP),
     more: n > DEAD_COUNT_CAP,
-    rows: rows.map((r) => ({ source: r.source, eventId: r.event_id, eventType: r.event_type, attempts: r.attempts, lastError: r.last_error, receivedAt: new Date(r.received_text) })),
+    rows: rows.map((r) => ({
+      source: r.source,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      receivedAt: new Date(r.received_text),
+    })),
   };
 }

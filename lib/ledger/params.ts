@@ -49,7 +49,10 @@ export function segmentValue(value: string): string {
 }
 
 /** An event's key from /events/{source}/{eventId}: unknown source → 404, an id no row can have → 400. */
-export function eventKeyFromParams(p: { source: string; eventId: string }): Checked<{ source: Source; eventId: string }> {
+export function eventKeyFromParams(p: {
+  source: string;
+  eventId: string;
+}): Checked<{ source: Source; eventId: string }> {
   const source = segmentValue(p.source);
   if (!isSource(source)) return { ok: false, status: 404, error: `unknown source "${printable(source)}"` };
   const eventId = segmentValue(p.eventId);

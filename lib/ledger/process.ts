@@ -40,7 +40,9 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
       } catch (err) {
         // A deadlock or serialization failure says nothing about the events: run the batch again once.
         const transient = isRetryableConflict(err);
-        ctx.log?.(`batch of ${events.length} rolled back (${describeError(err)}); ${transient && attempt === 1 ? "retrying the batch" : "retrying one by one"}`);
+        ctx.log?.(
+          `batch of ${events.length} rolled back (${describeError(err)}); ${transient && attempt === 1 ? "retrying the batch" : "retrying one by one"}`,
+        );
         if (!transient) break;
       }
     }
@@ -64,8 +66,17 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     rowsOf<{ source: string; event_id: string }>(
       await tx.execute(sql`
         select e.source, e.event_id from webhook_event e
-        join unnest(${pgArray(events.map((e) => e.source), "text")}, ${pgArray(events.map((e) => e.eventId), "text")},
-                    ${pgArray(events.map((e) => e.leaseToken), "uuid")}) as v(source, event_id, token)
+        join unnest(${pgArray(
+          events.map((e) => e.source),
+          "text",
+        )}, ${pgArray(
+          events.map((e) => e.eventId),
+          "text",
+        )},
+                    ${pgArray(
+                      events.map((e) => e.leaseToken),
+                      "uuid",
+                    )}) as v(source, event_id, token)
           on e.source = v.source and e.event_id = v.event_id
         where e.lease_token = v.token and e.status = 'processing'
         for update of e`),
@@ -75,7 +86,11 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   const applied = await applyPipelined(tx, mine, ctx);
   const done = mine.map((event, i) => ({ event, ...applied[i]! }));
   const outcomeOf = new Map(done.map((d) => [d.event, d.outcome]));
-  const results: Processed[] = events.map((event) => ({ source: event.source, eventId: event.eventId, outcome: outcomeOf.get(event) ?? "lease-lost" }));
+  const results: Processed[] = events.map((event) => ({
+    source: event.source,
+    eventId: event.eventId,
+    outcome: outcomeOf.get(event) ?? "lease-lost",
+  }));
   if (done.length > 0) await settleMany(tx, done);
   return results;
 }
@@ -99,7 +114,9 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
       for (const i of chain) outcomes[i] = await applyEvent(tx, events[i]!, ctx.handlers);
     }),
   );
-  const failures = settled.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown);
+  const failures = settled
+    .filter((r): r is PromiseRejectedResult => r.status === "rejected")
+    .map((r) => r.reason as unknown);
   // After the first error every later statement fails with 25P02 (transaction aborted): report the cause.
   if (failures.length > 0) throw failures.find((e) => sqlState(e) !== "25P02") ?? failures[0];
   return outcomes;
@@ -130,10 +147,31 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
   const col = <T extends string | number | null>(f: (d: Done) => T) => done.map(f);
   await tx.execute(sql`
     with v as (
-      select * from unnest(${pgArray(col((d) => d.event.source), "text")}, ${pgArray(col((d) => d.event.eventId), "text")},
-        ${pgArray(col((d) => d.event.attempt), "int")}, ${pgArray(col((d) => d.event.trigger), "text")},
-        ${pgArray(col((d) => d.event.actor), "text")}, ${pgArray(col((d) => d.event.leasedAt.toISOString()), "timestamptz")},
-        ${pgArray(col((d) => d.outcome), "text")}) as v(source, event_id, number, trigger, actor, started_at, outcome)
+      select * from unnest(${pgArray(
+        col((d) => d.event.source),
+        "text",
+      )}, ${pgArray(
+        col((d) => d.event.eventId),
+        "text",
+      )},
+        ${pgArray(
+          col((d) => d.event.attempt),
+          "int",
+        )}, ${pgArray(
+          col((d) => d.event.trigger),
+          "text",
+        )},
+        ${pgArray(
+          col((d) => d.event.actor),
+          "text",
+        )}, ${pgArray(
+          col((d) => d.event.leasedAt.toISOString()),
+          "timestamptz",
+        )},
+        ${pgArray(
+          col((d) => d.outcome),
+          "text",
+        )}) as v(source, event_id, number, trigger, actor, started_at, outcome)
     ), settled as (
       update webhook_event e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
         lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null

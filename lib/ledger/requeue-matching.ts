@@ -16,9 +16,16 @@ async function requeueableWhere(db: Db, filter: EventFilter) {
 }
 
 /** How many failed/dead events the filter matches: the number ops confirm before the bulk requeue. */
-export async function countRequeueable(db: Db, actor: Actor | undefined, filter: z.input<typeof EventFilter>): Promise<number> {
+export async function countRequeueable(
+  db: Db,
+  actor: Actor | undefined,
+  filter: z.input<typeof EventFilter>,
+): Promise<number> {
   authorize(actor, "events.requeue");
-  const [row] = await db.select({ n: count() }).from(webhookEvent).where(await requeueableWhere(db, EventFilter.parse(filter)));
+  const [row] = await db
+    .select({ n: count() })
+    .from(webhookEvent)
+    .where(await requeueableWhere(db, EventFilter.parse(filter)));
   return Number(row?.n ?? 0);
 }
 
@@ -32,11 +39,24 @@ export const RequeueMatchingInput = z.object({
  * Every failed/dead event the filter matches → claimed and due now, recorded as requeues by the actor.
  * All or nothing: if the set has grown past what was confirmed, nothing changes.
  */
-export async function requeueMatching({ db, actor, input }: { db: Db; actor: Actor | undefined; input: z.input<typeof RequeueMatchingInput> }): Promise<{ requeued: number }> {
+export async function requeueMatching({
+  db,
+  actor,
+  input,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: z.input<typeof RequeueMatchingInput>;
+}): Promise<{ requeued: number }> {
   const { filter, confirmed } = RequeueMatchingInput.parse(input);
-  return audited(db, actor, "events.requeue", { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed } }, async (tx, who) => {
-    const rows = rowsOf<{ n: number }>(
-      await tx.execute(sql`
+  return audited(
+    db,
+    actor,
+    "events.requeue",
+    { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed } },
+    async (tx, who) => {
+      const rows = rowsOf<{ n: number }>(
+        await tx.execute(sql`
         with picked as (
           select source, event_id from webhook_event where ${await requeueableWhere(tx, filter)}
           limit ${confirmed + 1} for update skip locked
@@ -46,9 +66,13 @@ export async function requeueMatching({ db, actor, input }: { db: Db; actor: Act
           from picked where e.source = picked.source and e.event_id = picked.event_id
           returning 1
         ) select count(*)::int as n from moved`),
-    );
-    const n = Number(rows[0]?.n ?? 0);
-    if (n > confirmed) throw new ConflictError(`more than the ${confirmed} events you confirmed match now; count again before requeueing`);
-    return { requeued: n };
-  });
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > confirmed)
+        throw new ConflictError(
+          `more than the ${confirmed} events you confirmed match now; count again before requeueing`,
+        );
+      return { requeued: n };
+    },
+  );
 }

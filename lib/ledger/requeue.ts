@@ -25,17 +25,43 @@ async function explainMiss(db: Db, key: EventKeyInput, wanted: string): Promise<
  * failed or dead → claimed and due now, with a fresh attempt budget (ops). The attempt history stays;
  * the next attempt is recorded as a requeue by the actor, and the audit row commits with the change.
  */
-export async function requeueEvent({ db, actor, input }: { db: Db; actor: Actor | undefined; input: EventKeyInput }): Promise<{ status: "claimed" }> {
+export async function requeueEvent({
+  db,
+  actor,
+  input,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  input: EventKeyInput;
+}): Promise<{ status: "claimed" }> {
   const key = EventKeyInput.parse(input);
-  return audited(db, actor, "events.requeue", { action: "events.requeue", target: `event:${key.source}/${key.eventId}` }, async (tx, who) => {
-    const rows = await tx
-      .update(webhookEvent)
-      .set({ status: "claimed", nextAttemptAt: sql`now()`, nextTrigger: "requeue", nextActor: who.email, attemptsBase: sql`${webhookEvent.attempts}` })
-      .where(and(eq(webhookEvent.source, key.source), eq(webhookEvent.eventId, key.eventId), inArray(webhookEvent.status, ["failed", "dead"])))
-      .returning({ status: webhookEvent.status });
-    if (rows.length === 0) return explainMiss(tx, key, "only failed or dead events can be requeued");
-    return { status: "claimed" as const };
-  });
+  return audited(
+    db,
+    actor,
+    "events.requeue",
+    { action: "events.requeue", target: `event:${key.source}/${key.eventId}` },
+    async (tx, who) => {
+      const rows = await tx
+        .update(webhookEvent)
+        .set({
+          status: "claimed",
+          nextAttemptAt: sql`now()`,
+          nextTrigger: "requeue",
+          nextActor: who.email,
+          attemptsBase: sql`${webhookEvent.attempts}`,
+        })
+        .where(
+          and(
+            eq(webhookEvent.source, key.source),
+            eq(webhookEvent.eventId, key.eventId),
+            inArray(webhookEvent.status, ["failed", "dead"]),
+          ),
+        )
+        .returning({ status: webhookEvent.status });
+      if (rows.length === 0) return explainMiss(tx, key, "only failed or dead events can be requeued");
+      return { status: "claimed" as const };
+    },
+  );
 }
 
 /** Lease and process one event right now (claimed, failed or dead), recorded as process-now by the actor (ops). */
@@ -51,10 +77,22 @@ export async function processEventNow({
   ctx: ProcessContext & { workerId: string; leaseMs: number };
 }): Promise<Processed> {
   const key = EventKeyInput.parse(input);
-  const leased = await audited(db, actor, "events.process-now", { action: "events.process-now", target: `event:${key.source}/${key.eventId}` }, async (tx, who) => {
-    const lease = await leaseOne(tx, key, { workerId: ctx.workerId, leaseMs: ctx.leaseMs, statuses: ["claimed", "failed", "dead"], trigger: "process-now", actor: who.email });
-    return lease ?? explainMiss(tx, key, "only claimed, failed or dead events can be processed now");
-  });
+  const leased = await audited(
+    db,
+    actor,
+    "events.process-now",
+    { action: "events.process-now", target: `event:${key.source}/${key.eventId}` },
+    async (tx, who) => {
+      const lease = await leaseOne(tx, key, {
+        workerId: ctx.workerId,
+        leaseMs: ctx.leaseMs,
+        statuses: ["claimed", "failed", "dead"],
+        trigger: "process-now",
+        actor: who.email,
+      });
+      return lease ?? explainMiss(tx, key, "only claimed, failed or dead events can be processed now");
+    },
+  );
   const [result] = await processLeased(db, [leased], ctx);
   if (!result) throw new Error("processing returned no result");
   return result;

@@ -5,7 +5,19 @@ import { isObject } from "@/lib/providers/types";
 const PREFIXED_ID = /^[a-z]{2,12}_(?=[A-Za-z0-9]*[0-9A-Z])[A-Za-z0-9]{6,64}$/;
 const EMAIL = /^[^\s@<>()[\]"',;:]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}$/;
 // Keys whose scalar value names a customer or object even when it has no prefix (Shopify, GitHub).
-const ID_KEYS = new Set(["id", "customer", "customer_id", "user_id", "subscription", "subscription_id", "login", "order_id", "user", "channel", "team_id"]);
+const ID_KEYS = new Set([
+  "id",
+  "customer",
+  "customer_id",
+  "user_id",
+  "subscription",
+  "subscription_id",
+  "login",
+  "order_id",
+  "user",
+  "channel",
+  "team_id",
+]);
 
 const MAX_SUBJECTS = 64;
 const MAX_DEPTH = 8;

@@ -49,7 +49,10 @@ export function sha256Hex(value: string): string {
  * `t=…,v1=…,v1=…` (Stripe) and `ts=…;h1=…;h1=…` (Paddle): one timestamp and every hex signature
  * under `signatureKey` (several while a secret is being rotated).
  */
-export function parseTimestampedHeader(header: string, opts: { separator: string; timestampKey: string; signatureKey: string }) {
+export function parseTimestampedHeader(
+  header: string,
+  opts: { separator: string; timestampKey: string; signatureKey: string },
+) {
   let timestamp: number | undefined;
   const signatures: Buffer[] = [];
   for (const part of header.split(opts.separator)) {

@@ -7,7 +7,11 @@ export const paddle: Provider = {
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("paddle-signature");
     if (!header) return { ok: false, reason: "missing Paddle-Signature header" };
-    const { timestamp: ts, signatures: h1 } = parseTimestampedHeader(header, { separator: ";", timestampKey: "ts", signatureKey: "h1" });
+    const { timestamp: ts, signatures: h1 } = parseTimestampedHeader(header, {
+      separator: ";",
+      timestampKey: "ts",
+      signatureKey: "h1",
+    });
     if (ts === undefined || h1.length === 0)
       return { ok: false, reason: "malformed Paddle-Signature header (want ts=…;h1=…)" };
     const ok = anyMatch(secrets, h1, (secret) => hmacSha256(secret, `${ts}:`, rawBody));
@@ -27,7 +31,8 @@ export const paddle: Provider = {
       event: {
         eventId,
         eventType,
-        entity: id && isObject(p.data) ? { type, id, ...versionOf(versionFromIso(p.occurred_at, "occurred_at")) } : undefined,
+        entity:
+          id && isObject(p.data) ? { type, id, ...versionOf(versionFromIso(p.occurred_at, "occurred_at")) } : undefined,
       },
     };
   },

@@ -7,7 +7,11 @@ export const stripe: Provider = {
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("stripe-signature");
     if (!header) return { ok: false, reason: "missing Stripe-Signature header" };
-    const { timestamp: t, signatures: v1 } = parseTimestampedHeader(header, { separator: ",", timestampKey: "t", signatureKey: "v1" });
+    const { timestamp: t, signatures: v1 } = parseTimestampedHeader(header, {
+      separator: ",",
+      timestampKey: "t",
+      signatureKey: "v1",
+    });
     if (t === undefined || v1.length === 0)
       return { ok: false, reason: "malformed Stripe-Signature header (want t=…,v1=…)" };
     // The key is the whole whsec_… string, not its decoded form.

@@ -30,7 +30,10 @@ export function versionFromIso(value: unknown, field: string): VersionRead {
   const micros = isoToMicros(value);
   const shown = JSON.stringify(value).slice(0, 60);
   if (micros === undefined) return { note: `version unusable: ${field} ${shown} is not an ISO 8601 time with a zone` };
-  if (!Number.isSafeInteger(micros)) return { note: `version unusable: ${field} ${shown} is beyond ${LATEST_EXACT}, the latest time a version holds exactly` };
+  if (!Number.isSafeInteger(micros))
+    return {
+      note: `version unusable: ${field} ${shown} is beyond ${LATEST_EXACT}, the latest time a version holds exactly`,
+    };
   return { version: micros };
 }
 

@@ -52,7 +52,8 @@ export interface NodeBodyOptions {
 export function readNodeBodyLimited(req: IncomingMessage, limit: number, opts: NodeBodyOptions = {}): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError());
-  if (Number.isFinite(declared) && opts.lease && !opts.lease.fits(declared)) return Promise.reject(new BodyBudgetError());
+  if (Number.isFinite(declared) && opts.lease && !opts.lease.fits(declared))
+    return Promise.reject(new BodyBudgetError());
   const { lease, timeoutMs } = opts;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -79,9 +80,13 @@ export function readNodeBodyLimited(req: IncomingMessage, limit: number, opts: N
       chunks.push(chunk);
     };
     const onEnd = () => finish();
-    const onError = (err: NodeJS.ErrnoException) => finish(err.code === "ECONNRESET" ? new BodyAbortedError(err.message) : err);
+    const onError = (err: NodeJS.ErrnoException) =>
+      finish(err.code === "ECONNRESET" ? new BodyAbortedError(err.message) : err);
     const onClose = () => finish(new BodyAbortedError("the client closed the connection before the body was complete"));
-    const timer = timeoutMs !== undefined ? setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), Math.max(0, timeoutMs)) : undefined;
+    const timer =
+      timeoutMs !== undefined
+        ? setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), Math.max(0, timeoutMs))
+        : undefined;
     req.on("data", onData);
     req.once("end", onEnd);
     req.once("error", onError);

@@ -19,14 +19,22 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       maxBytes: env.WEBHOOK_MAX_BYTES,
       maxDepth: env.WEBHOOK_MAX_DEPTH,
-      claim: { timeoutMs: env.WEBHOOK_CLAIM_TIMEOUT_MS, maxQueue: env.WEBHOOK_QUEUE_MAX, maxQueueBytes: env.WEBHOOK_QUEUE_MAX_BYTES },
+      claim: {
+        timeoutMs: env.WEBHOOK_CLAIM_TIMEOUT_MS,
+        maxQueue: env.WEBHOOK_QUEUE_MAX,
+        maxQueueBytes: env.WEBHOOK_QUEUE_MAX_BYTES,
+      },
       replayTokens: { ...env.REPLAY_TOKENS, ...(env.REPLAY_TOKEN ? { "*": [env.REPLAY_TOKEN] } : {}) },
       claimMode: env.CLAIM_MODE,
     },
     log: (message, err) => console.error(message, describeError(err)),
     confirmReplay: confirmFromProviders(replayApiConfigFromEnv(env)),
     dedup: env.DEDUP_CACHE_URL
-      ? connectDedupCache({ url: env.DEDUP_CACHE_URL, ttlSeconds: env.DEDUP_CACHE_TTL_SECONDS, log: (m) => console.error(`[dedup-cache] ${m}`) })
+      ? connectDedupCache({
+          url: env.DEDUP_CACHE_URL,
+          ttlSeconds: env.DEDUP_CACHE_TTL_SECONDS,
+          log: (m) => console.error(`[dedup-cache] ${m}`),
+        })
       : undefined,
   };
   return deps;

@@ -33,12 +33,18 @@ export function defaultIntakeLimits(): NodeIntakeLimits {
   return defaultLimits;
 }
 
-const reject = (status: number, error: string, headers?: Record<string, string>): ReceiveAnswer => ({ status, body: { error }, headers, outcome: "rejected" });
+const reject = (status: number, error: string, headers?: Record<string, string>): ReceiveAnswer => ({
+  status,
+  body: { error },
+  headers,
+  outcome: "rejected",
+});
 
 /** A refusal while the body was being read: the connection is closed after the answer (the rest is never read). */
 function bodyRefusal(err: unknown, limits: NodeIntakeLimits): ReceiveAnswer | undefined {
   if (err instanceof BodyTimeoutError) return reject(408, `the body did not arrive within ${limits.bodyTimeoutMs} ms`);
-  if (err instanceof BodyBudgetError) return reject(503, "too many deliveries are being received at once, retry later", { "retry-after": "1" });
+  if (err instanceof BodyBudgetError)
+    return reject(503, "too many deliveries are being received at once, retry later", { "retry-after": "1" });
   if (err instanceof BodyAbortedError) return reject(400, "the connection closed before the body was complete");
   return undefined;
 }
@@ -71,7 +77,8 @@ export async function handleNodeWebhook(
     if (!source.ok) {
       answer = reject(source.status, source.error);
     } else {
-      const readBody = (limit: number) => readNodeBodyLimited(req, limit, { lease, timeoutMs: deadline - performance.now() });
+      const readBody = (limit: number) =>
+        readNodeBodyLimited(req, limit, { lease, timeoutMs: deadline - performance.now() });
       try {
         answer = await receiveDelivery(source.value, { headers: nodeHeaders(req), readBody }, deps);
       } catch (err) {

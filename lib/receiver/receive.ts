@@ -81,7 +81,11 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
   return { ...rest, response: Response.json(body, { status, headers: rest.headers }) };
 }
 
-export async function receiveDelivery(source: string, request: IncomingDelivery, deps: ReceiverDeps): Promise<ReceiveAnswer> {
+export async function receiveDelivery(
+  source: string,
+  request: IncomingDelivery,
+  deps: ReceiverDeps,
+): Promise<ReceiveAnswer> {
   const { config } = deps;
   if (!isSource(source)) return reject(404, `unknown source "${source}"`);
   const provider = PROVIDERS[source];
@@ -101,11 +105,20 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   if (replayHeader !== null) {
     const verdict = guardFor(config).check(source, replayHeader);
     if (!verdict.ok)
-      return { ...reject(verdict.status, verdict.reason), headers: verdict.retryAfterSeconds ? { "retry-after": String(verdict.retryAfterSeconds) } : undefined };
+      return {
+        ...reject(verdict.status, verdict.reason),
+        headers: verdict.retryAfterSeconds ? { "retry-after": String(verdict.retryAfterSeconds) } : undefined,
+      };
     via = "replay";
   } else {
     const now = deps.now?.() ?? Math.floor(Date.now() / 1000);
-    const verdict = provider.verify({ rawBody, headers: request.headers, secrets, toleranceSeconds: config.toleranceSeconds, now });
+    const verdict = provider.verify({
+      rawBody,
+      headers: request.headers,
+      secrets,
+      toleranceSeconds: config.toleranceSeconds,
+      now,
+    });
     if (!verdict.ok) return reject(401, verdict.reason);
   }
 
@@ -116,7 +129,8 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
     return reject(400, "body is not valid UTF-8");
   }
   // Before the parse: PostgreSQL's jsonb parser has a stack limit (54001), and so does any reader after it.
-  if (jsonDepthExceeds(text, config.maxDepth)) return reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`);
+  if (jsonDepthExceeds(text, config.maxDepth))
+    return reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`);
   let payload: unknown;
   try {
     payload = JSON.parse(text);
@@ -127,7 +141,14 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
   const handshake = provider.handshake?.(payload);
   if (handshake) return { status: 200, body: handshake, outcome: "handshake" };
 
-  let described = describeDelivery({ source, payload, rawBody: text, headers: request.headers, via, claimMode: config.claimMode });
+  let described = describeDelivery({
+    source,
+    payload,
+    rawBody: text,
+    headers: request.headers,
+    via,
+    claimMode: config.claimMode,
+  });
   if (!described.ok) return reject(400, described.reason);
   const { eventId } = described.claim;
   if (via === "replay" && deps.confirmReplay) {
@@ -136,11 +157,24 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
       confirmed = await deps.confirmReplay(source, eventId);
     } catch (err) {
       deps.log?.(`[webhooks] ${source}: could not confirm replayed ${eventId} with the provider`, err);
-      return { status: 503, body: { error: "could not confirm the replayed event with the provider, retry later" }, headers: { "retry-after": "5" }, outcome: "unavailable" };
+      return {
+        status: 503,
+        body: { error: "could not confirm the replayed event with the provider, retry later" },
+        headers: { "retry-after": "5" },
+        outcome: "unavailable",
+      };
     }
-    if (confirmed?.found === false) return reject(422, `the provider has no event ${eventId}: a replay token brings back real events only`);
+    if (confirmed?.found === false)
+      return reject(422, `the provider has no event ${eventId}: a replay token brings back real events only`);
     if (confirmed?.found) {
-      described = describeDelivery({ source, payload: confirmed.payload, rawBody: confirmed.rawBody, headers: request.headers, via, claimMode: config.claimMode });
+      described = describeDelivery({
+        source,
+        payload: confirmed.payload,
+        rawBody: confirmed.rawBody,
+        headers: request.headers,
+        via,
+        claimMode: config.claimMode,
+      });
       if (!described.ok) return reject(400, `the provider's copy: ${described.reason}`);
       if (described.claim.eventId !== eventId) return reject(422, `the provider's copy of ${eventId} has another id`);
     }
@@ -161,7 +195,8 @@ export async function receiveDelivery(source: string, request: IncomingDelivery,
       work: claimed || reprocessed ? { source, eventId } : undefined,
     };
   } catch (err) {
-    if (err instanceof ValidationError || isDataError(err)) return reject(400, `payload cannot be stored: ${describeError(err)}`);
+    if (err instanceof ValidationError || isDataError(err))
+      return reject(400, `payload cannot be stored: ${describeError(err)}`);
     deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
     const retryAfter = err instanceof UnavailableError ? err.retryAfterSeconds : 1;
     return {

@@ -22,13 +22,23 @@ export class ReplayTokenGuard {
 
   check(source: Source, header: string): ReplayVerdict {
     const allowed = [...(this.tokens[source] ?? []), ...(this.tokens["*"] ?? [])];
-    if (allowed.length === 0) return { ok: false, status: 401, reason: `replay token refused: no replay token is configured for "${source}" (REPLAY_TOKEN or REPLAY_TOKENS)` };
+    if (allowed.length === 0)
+      return {
+        ok: false,
+        status: 401,
+        reason: `replay token refused: no replay token is configured for "${source}" (REPLAY_TOKEN or REPLAY_TOKENS)`,
+      };
     const now = this.opts.now?.() ?? Date.now();
     const windowMs = this.opts.windowMs ?? 60_000;
     const recent = (this.failures.get(source) ?? []).filter((t) => now - t < windowMs);
     if (recent.length >= (this.opts.maxFailures ?? 10)) {
       const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]! + windowMs - now) / 1000));
-      return { ok: false, status: 429, reason: `too many wrong replay tokens for "${source}"; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
+      return {
+        ok: false,
+        status: 429,
+        reason: `too many wrong replay tokens for "${source}"; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      };
     }
     // Every configured token is compared, so the time taken does not say which one came close.
     let match = false;

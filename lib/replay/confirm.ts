@@ -18,7 +18,11 @@ export function confirmFromProviders(config: ReplayApiConfig, http: HttpOptions 
     if (source !== "stripe" || !config.stripe.key) return undefined;
     const url = new URL(`/v1/events/${encodeURIComponent(eventId)}`, config.stripe.base).toString();
     try {
-      const { body } = await getJson(url, { authorization: `Bearer ${config.stripe.key}` }, { attempts: 2, timeoutMs: 5000, ...http, secrets: [config.stripe.key] });
+      const { body } = await getJson(
+        url,
+        { authorization: `Bearer ${config.stripe.key}` },
+        { attempts: 2, timeoutMs: 5000, ...http, secrets: [config.stripe.key] },
+      );
       return { found: true, payload: body, rawBody: JSON.stringify(body) };
     } catch (err) {
       if (err instanceof ReplayHttpError && err.status === 404) return { found: false };

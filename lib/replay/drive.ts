@@ -37,7 +37,13 @@ export async function driveReplayRun(run: ReplayRun, host: ReplayHost, signal?: 
   } catch (err) {
     const [row] = await host.db
       .update(replayRun)
-      .set({ status: "failed", lastError: describeError(err), finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null })
+      .set({
+        status: "failed",
+        lastError: describeError(err),
+        finishedAt: sql`now()`,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      })
       .where(and(eq(replayRun.id, run.id), eq(replayRun.leaseOwner, lease.owner)))
       .returning();
     return row ?? run;
@@ -45,7 +51,8 @@ export async function driveReplayRun(run: ReplayRun, host: ReplayHost, signal?: 
   return executeReplayRun(run, {
     db: host.db,
     lease,
-    lister: (stop) => listerFor(run, host.config, { http: { ...host.http, log: host.log, signal: stop }, pageSize: host.pageSize }),
+    lister: (stop) =>
+      listerFor(run, host.config, { http: { ...host.http, log: host.log, signal: stop }, pageSize: host.pageSize }),
     signal,
     log: host.log,
     onProgress: host.onProgress,

@@ -73,9 +73,18 @@ export async function stopEmbeddedReplays(): Promise<void> {
 }
 
 /** Console: record the run (ops, audited) and drive it in this process after the answer; progress is in its row. */
-export async function launchReplay({ actor, input }: { actor: Actor | undefined; input: ReplayInput }): Promise<ReplayRun> {
+export async function launchReplay({
+  actor,
+  input,
+}: {
+  actor: Actor | undefined;
+  input: ReplayInput;
+}): Promise<ReplayRun> {
   const host = await appReplayHost();
-  return inBackground(host, await startReplayRun({ db: host.db, actor, input, lease: host.lease, defaultHook: host.config.github.hook }));
+  return inBackground(
+    host,
+    await startReplayRun({ db: host.db, actor, input, lease: host.lease, defaultHook: host.config.github.hook }),
+  );
 }
 
 /** Console: continue a failed or cancelled run from its cursor, in the background. */
@@ -87,8 +96,12 @@ export async function resumeReplay({ actor, id }: { actor: Actor | undefined; id
 function inBackground(host: ReplayHost, run: ReplayRun): ReplayRun {
   const { stop, driving } = drivers();
   const drive = driveReplayRun(run, host, stop.signal).then(
-    (done) => log(`replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`),
-    (err: unknown) => log(`replay ${run.id} stopped: ${describeError(err)} (the resumer will take it up when its lease lapses)`),
+    (done) =>
+      log(
+        `replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`,
+      ),
+    (err: unknown) =>
+      log(`replay ${run.id} stopped: ${describeError(err)} (the resumer will take it up when its lease lapses)`),
   );
   driving.add(drive);
   void drive.finally(() => driving.delete(drive));
@@ -98,5 +111,9 @@ function inBackground(host: ReplayHost, run: ReplayRun): ReplayRun {
 /** Per source, why it cannot be replayed here (a missing key), or undefined when it can: for the console form. */
 export function replaySourceStatus(): Record<ReplayRun["source"], string | undefined> {
   const config = replayApiConfigFromEnv(getEnv());
-  return { stripe: missingConfig("stripe", config), github: missingConfig("github", config), paddle: missingConfig("paddle", config) };
+  return {
+    stripe: missingConfig("stripe", config),
+    github: missingConfig("github", config),
+    paddle: missingConfig("paddle", config),
+  };
 }

@@ -32,7 +32,11 @@ const matchesType = (types: readonly string[], event: string, action: string | u
  */
 export function githubLister(opts: GithubListerOptions, deps: ListerDeps): ReplayLister {
   const http = { ...deps.http, secrets: [...(deps.http.secrets ?? []), opts.token] };
-  const headers = { authorization: `Bearer ${opts.token}`, accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" };
+  const headers = {
+    authorization: `Bearer ${opts.token}`,
+    accept: "application/vnd.github+json",
+    "x-github-api-version": "2022-11-28",
+  };
   const hook = `${opts.base.replace(/\/$/, "")}/repos/${encodeURIComponent(opts.owner)}/${encodeURIComponent(opts.repo)}/hooks/${encodeURIComponent(opts.hookId)}/deliveries`;
 
   async function load(id: string, guid: string, event: string) {
@@ -46,7 +50,8 @@ export function githubLister(opts: GithubListerOptions, deps: ListerDeps): Repla
     const request = isObject(body) && isObject(body.request) ? body.request : undefined;
     if (!request || !isObject(request.payload)) return undefined;
     const sent: Record<string, string> = {};
-    if (isObject(request.headers)) for (const [k, v] of Object.entries(request.headers)) if (typeof v === "string") sent[k.toLowerCase()] = v;
+    if (isObject(request.headers))
+      for (const [k, v] of Object.entries(request.headers)) if (typeof v === "string") sent[k.toLowerCase()] = v;
     return {
       payload: request.payload,
       rawBody: JSON.stringify(request.payload),
@@ -61,7 +66,8 @@ export function githubLister(opts: GithubListerOptions, deps: ListerDeps): Repla
       url.searchParams.set("per_page", String(deps.pageSize ?? 100));
       if (cursor) url.searchParams.set("cursor", cursor);
       const res = await getJson(url.toString(), headers, http);
-      if (!Array.isArray(res.body)) throw new ReplayHttpError(`GET ${url.pathname} answered something that is not a list of deliveries`, 200);
+      if (!Array.isArray(res.body))
+        throw new ReplayHttpError(`GET ${url.pathname} answered something that is not a list of deliveries`, 200);
       const seen = new Set<string>();
       const items: ReplayItem[] = [];
       let reachedSince = false;
@@ -70,9 +76,14 @@ export function githubLister(opts: GithubListerOptions, deps: ListerDeps): Repla
         const guid = idAt(d, "guid");
         const event = idAt(d, "event");
         const at = new Date(isObject(d) && typeof d.delivered_at === "string" ? d.delivered_at : NaN);
-        if (!id || !guid || !event || Number.isNaN(at.getTime())) throw new ReplayHttpError(`GET ${url.pathname} listed a delivery without id, guid, event or delivered_at`, 200);
+        if (!id || !guid || !event || Number.isNaN(at.getTime()))
+          throw new ReplayHttpError(
+            `GET ${url.pathname} listed a delivery without id, guid, event or delivered_at`,
+            200,
+          );
         if (at < opts.window.since) reachedSince = true;
-        if (!inWindow(at, opts.window) || !matchesType(opts.window.types, event, idAt(d, "action")) || seen.has(guid)) continue;
+        if (!inWindow(at, opts.window) || !matchesType(opts.window.types, event, idAt(d, "action")) || seen.has(guid))
+          continue;
         seen.add(guid);
         items.push({
           eventId: guid,

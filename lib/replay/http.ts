@@ -15,7 +15,10 @@ export interface HttpOptions {
 
 export class ReplayHttpError extends Error {
   override name = "ReplayHttpError";
-  constructor(message: string, readonly status: number | undefined) {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
     super(message);
   }
 }
@@ -55,7 +58,8 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
     if (!Number.isNaN(at)) return Math.max(0, at - now);
   }
   const reset = headers.get("x-ratelimit-reset");
-  if (reset !== null && headers.get("x-ratelimit-remaining") === "0" && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
+  if (reset !== null && headers.get("x-ratelimit-remaining") === "0" && /^\d+$/.test(reset))
+    return Math.max(0, Number(reset) * 1000 - now);
   return undefined;
 }
 
@@ -88,14 +92,18 @@ export async function fetchWithRetry(url: string, init: RequestInit, opts: HttpO
       const body = redact((await res.text().catch(() => "")).slice(0, 300), opts.secrets);
       last = `HTTP ${res.status}${body ? `: ${body}` : ""}`;
       const limited = retryAfterMs(res.headers);
-      if (res.status === 429 || (res.status === 403 && limited !== undefined)) wait = Math.min(limited ?? backoff(attempt), opts.maxRetryAfterMs ?? 120_000);
+      if (res.status === 429 || (res.status === 403 && limited !== undefined))
+        wait = Math.min(limited ?? backoff(attempt), opts.maxRetryAfterMs ?? 120_000);
       else if (res.status >= 500) wait = backoff(attempt);
       else throw new ReplayHttpError(`${what} refused: ${last}`, res.status);
     } catch (err) {
       if (err instanceof ReplayHttpError) throw err;
       opts.signal?.throwIfAborted();
       lastStatus = undefined;
-      last = redact(err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err), opts.secrets);
+      last = redact(
+        err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err),
+        opts.secrets,
+      );
       wait = backoff(attempt);
     }
     if (attempt < attempts) {
@@ -106,12 +114,19 @@ export async function fetchWithRetry(url: string, init: RequestInit, opts: HttpO
   throw new ReplayHttpError(`${what} failed after ${attempts} attempts: ${last}`, lastStatus);
 }
 
-export async function getJson(url: string, headers: Record<string, string>, opts: HttpOptions): Promise<{ body: unknown; headers: Headers }> {
+export async function getJson(
+  url: string,
+  headers: Record<string, string>,
+  opts: HttpOptions,
+): Promise<{ body: unknown; headers: Headers }> {
   const res = await fetchWithRetry(url, { headers: { accept: "application/json", ...headers } }, opts);
   const text = await res.text();
   try {
     return { body: JSON.parse(text) as unknown, headers: res.headers };
   } catch {
-    throw new ReplayHttpError(`GET ${describeUrl(url)} answered ${res.status} with a body that is not JSON`, res.status);
+    throw new ReplayHttpError(
+      `GET ${describeUrl(url)} answered ${res.status} with a body that is not JSON`,
+      res.status,
+    );
   }
 }

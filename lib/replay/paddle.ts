@@ -23,7 +23,8 @@ export function paddleLister(opts: PaddleListerOptions, deps: ListerDeps): Repla
       url.searchParams.set("per_page", String(deps.pageSize ?? 200));
       if (cursor) url.searchParams.set("after", cursor);
       const { body } = await getJson(url.toString(), { authorization: `Bearer ${opts.key}` }, http);
-      const pagination = isObject(body) && isObject(body.meta) && isObject(body.meta.pagination) ? body.meta.pagination : undefined;
+      const pagination =
+        isObject(body) && isObject(body.meta) && isObject(body.meta.pagination) ? body.meta.pagination : undefined;
       if (!isObject(body) || !Array.isArray(body.data) || !pagination)
         throw new ReplayHttpError("GET /events answered something that is not a Paddle list", 200);
       const items: ReplayItem[] = [];
@@ -32,7 +33,8 @@ export function paddleLister(opts: PaddleListerOptions, deps: ListerDeps): Repla
         const eventId = idAt(event, "event_id");
         const type = idAt(event, "event_type");
         const at = new Date(isObject(event) && typeof event.occurred_at === "string" ? event.occurred_at : NaN);
-        if (!eventId || !type || Number.isNaN(at.getTime())) throw new ReplayHttpError("GET /events listed an event without event_id, event_type or occurred_at", 200);
+        if (!eventId || !type || Number.isNaN(at.getTime()))
+          throw new ReplayHttpError("GET /events listed an event without event_id, event_type or occurred_at", 200);
         if (at < opts.window.since) reachedSince = true;
         if (!inWindow(at, opts.window) || (opts.window.types.length > 0 && !opts.window.types.includes(type))) continue;
         const rawBody = JSON.stringify(event);
@@ -40,7 +42,10 @@ export function paddleLister(opts: PaddleListerOptions, deps: ListerDeps): Repla
       }
       const nextUrl = typeof pagination.next === "string" ? pagination.next : undefined;
       const after = nextUrl ? new URL(nextUrl, opts.base).searchParams.get("after") : null;
-      const next = !reachedSince && pagination.has_more === true ? (after ?? idAt((body.data as unknown[]).at(-1), "event_id")) : undefined;
+      const next =
+        !reachedSince && pagination.has_more === true
+          ? (after ?? idAt((body.data as unknown[]).at(-1), "event_id"))
+          : undefined;
       return { items, next };
     },
   };

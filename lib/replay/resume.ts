@@ -17,7 +17,9 @@ export async function resumeOrphanedRuns(host: ReplayHost, signal?: AbortSignal)
     host.log?.(`resuming replay ${run.id} (${run.source}) from cursor ${run.cursor ?? "start"}`);
     resumed.push(run.id);
     const done = await driveReplayRun(run, host, signal);
-    host.log?.(`replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`);
+    host.log?.(
+      `replay ${done.id}: ${done.status}, fetched ${done.fetched}, new ${done.new}, duplicates ${done.duplicates}, failed ${done.failed}`,
+    );
   }
   return resumed;
 }

@@ -108,7 +108,9 @@ async function commitPage(
             pages: sql`${replayRun.pages} + 1`,
             cursor: next ?? run.cursor,
             ...(c.skipped ? { lastError: `skipped ${c.skipped}` } : {}),
-            ...(next === undefined ? { status: "succeeded" as const, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null } : {}),
+            ...(next === undefined
+              ? { status: "succeeded" as const, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null }
+              : {}),
             heartbeatAt: sql`now()`,
             leaseExpiresAt: next === undefined ? null : sql`now() + ${lease.leaseMs} * interval '1 millisecond'`,
           })
@@ -124,7 +126,12 @@ async function commitPage(
   }
 }
 
-async function finish(db: Db, run: ReplayRun, lease: RunLease, set: PgUpdateSetSource<typeof replayRun>): Promise<ReplayRun> {
+async function finish(
+  db: Db,
+  run: ReplayRun,
+  lease: RunLease,
+  set: PgUpdateSetSource<typeof replayRun>,
+): Promise<ReplayRun> {
   const [row] = await db
     .update(replayRun)
     .set({ ...set, leaseOwner: null, leaseExpiresAt: null })
@@ -144,14 +151,17 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
   const onAbort = () => stop.abort(deps.signal?.reason);
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   // Heartbeat between commits: a page waiting out Retry-After must not look like a dead process.
-  const heartbeat = setInterval(() => {
-    db.update(replayRun)
-      .set({ heartbeatAt: sql`now()`, leaseExpiresAt: sql`now() + ${lease.leaseMs} * interval '1 millisecond'` })
-      .where(and(eq(replayRun.id, start.id), eq(replayRun.status, "running"), eq(replayRun.leaseOwner, lease.owner)))
-      .returning({ id: replayRun.id })
-      .then((rows) => rows.length === 0 && stop.abort(new LeaseLostError()))
-      .catch((err: unknown) => deps.log?.(`replay ${start.id}: heartbeat failed: ${describeError(err)}`));
-  }, Math.max(200, Math.floor(lease.leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      db.update(replayRun)
+        .set({ heartbeatAt: sql`now()`, leaseExpiresAt: sql`now() + ${lease.leaseMs} * interval '1 millisecond'` })
+        .where(and(eq(replayRun.id, start.id), eq(replayRun.status, "running"), eq(replayRun.leaseOwner, lease.owner)))
+        .returning({ id: replayRun.id })
+        .then((rows) => rows.length === 0 && stop.abort(new LeaseLostError()))
+        .catch((err: unknown) => deps.log?.(`replay ${start.id}: heartbeat failed: ${describeError(err)}`));
+    },
+    Math.max(200, Math.floor(lease.leaseMs / 3)),
+  );
 
   let run = start;
   try {
@@ -162,9 +172,18 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
       try {
         const page = await lister.page(run.cursor ?? undefined);
         step = `reading the ledger for ${at}`;
-        const have = await existingIds(db, run.source, page.items.map((i) => i.eventId));
+        const have = await existingIds(
+          db,
+          run.source,
+          page.items.map((i) => i.eventId),
+        );
         const missing = page.items.filter((i) => !have.has(i.eventId));
-        const counts: PageCounts = { fetched: page.items.length, new: 0, duplicates: page.items.length - missing.length, failed: 0 };
+        const counts: PageCounts = {
+          fetched: page.items.length,
+          new: 0,
+          duplicates: page.items.length - missing.length,
+          failed: 0,
+        };
         let inputs: Claim[] = [];
         if (run.dryRun) counts.new = missing.length;
         else if (run.params.github?.redeliver) {

@@ -21,9 +21,14 @@ export const ReplayInput = z
     githubRedeliver: z.boolean().default(false),
     stripeFailedOnly: z.boolean().default(false),
   })
-  .refine((i) => !Number.isNaN(i.since.getTime()) && (!i.until || !Number.isNaN(i.until.getTime())), { message: "since and until must be valid dates" })
+  .refine((i) => !Number.isNaN(i.since.getTime()) && (!i.until || !Number.isNaN(i.until.getTime())), {
+    message: "since and until must be valid dates",
+  })
   .refine((i) => !i.until || i.until > i.since, { message: "until must be after since", path: ["until"] })
-  .refine((i) => !i.githubHook || parseGithubHook(i.githubHook), { message: "the GitHub hook must look like owner/repo/hook_id", path: ["githubHook"] });
+  .refine((i) => !i.githubHook || parseGithubHook(i.githubHook), {
+    message: "the GitHub hook must look like owner/repo/hook_id",
+    path: ["githubHook"],
+  });
 export type ReplayInput = z.input<typeof ReplayInput>;
 
 export interface RunLease {
@@ -48,7 +53,13 @@ function paramsOf(i: z.output<typeof ReplayInput>, defaultHook: string | undefin
   return params;
 }
 
-async function insertRun(db: Db, who: string, i: z.output<typeof ReplayInput>, host: RunLease, defaultHook: string | undefined): Promise<ReplayRun> {
+async function insertRun(
+  db: Db,
+  who: string,
+  i: z.output<typeof ReplayInput>,
+  host: RunLease,
+  defaultHook: string | undefined,
+): Promise<ReplayRun> {
   const lease = perDrive(host);
   const [row] = await db
     .insert(replayRun)
@@ -69,22 +80,57 @@ async function insertRun(db: Db, who: string, i: z.output<typeof ReplayInput>, h
   return row;
 }
 
-const auditDetail = (run: ReplayRun) => ({ source: run.source, since: run.since.toISOString(), until: run.until.toISOString(), types: run.types, dryRun: run.dryRun });
+const auditDetail = (run: ReplayRun) => ({
+  source: run.source,
+  since: run.since.toISOString(),
+  until: run.until.toISOString(),
+  types: run.types,
+  dryRun: run.dryRun,
+});
 
 /** Console: record a run (held by `lease.owner`, who drives it next) with its audit row (ops). */
-export async function startReplayRun(args: { db: Db; actor: Actor | undefined; input: ReplayInput; lease: RunLease; defaultHook?: string }): Promise<ReplayRun> {
+export async function startReplayRun(args: {
+  db: Db;
+  actor: Actor | undefined;
+  input: ReplayInput;
+  lease: RunLease;
+  defaultHook?: string;
+}): Promise<ReplayRun> {
   const i = ReplayInput.parse(args.input);
-  return audited(args.db, args.actor, "replay.start", { action: i.dryRun ? "replay.preview" : "replay.start", target: `replay:${i.source}`, detail: { since: i.since.toISOString(), until: i.until?.toISOString() ?? "now", types: i.types } }, (tx, who) =>
-    insertRun(tx, who.email, i, args.lease, args.defaultHook),
+  return audited(
+    args.db,
+    args.actor,
+    "replay.start",
+    {
+      action: i.dryRun ? "replay.preview" : "replay.start",
+      target: `replay:${i.source}`,
+      detail: { since: i.since.toISOString(), until: i.until?.toISOString() ?? "now", types: i.types },
+    },
+    (tx, who) => insertRun(tx, who.email, i, args.lease, args.defaultHook),
   );
 }
 
 /** CLI: whoever holds the database credentials may replay; recorded under their name. */
-export async function createReplayRunAs(args: { db: Db; who: string; input: ReplayInput; lease: RunLease; defaultHook?: string }): Promise<ReplayRun> {
+export async function createReplayRunAs(args: {
+  db: Db;
+  who: string;
+  input: ReplayInput;
+  lease: RunLease;
+  defaultHook?: string;
+}): Promise<ReplayRun> {
   const i = ReplayInput.parse(args.input);
   return args.db.transaction(async (tx) => {
     const run = await insertRun(tx, args.who, i, args.lease, args.defaultHook);
-    await writeAudit(tx, { id: null, email: args.who }, { action: i.dryRun ? "replay.preview" : "replay.start", target: `replay:${run.id}`, detail: auditDetail(run), result: "ok" });
+    await writeAudit(
+      tx,
+      { id: null, email: args.who },
+      {
+        action: i.dryRun ? "replay.preview" : "replay.start",
+        target: `replay:${run.id}`,
+        detail: auditDetail(run),
+        result: "ok",
+      },
+    );
     return run;
   });
 }
@@ -94,35 +140,77 @@ export async function getReplayRun(db: Db, id: number): Promise<ReplayRun | unde
   return row;
 }
 
-export async function listReplayRuns({ db, actor, limit = 50 }: { db: Db; actor: Actor | undefined; limit?: number }): Promise<ReplayRun[]> {
+export async function listReplayRuns({
+  db,
+  actor,
+  limit = 50,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  limit?: number;
+}): Promise<ReplayRun[]> {
   authorize(actor, "replay.read");
-  return db.select().from(replayRun).orderBy(desc(replayRun.id)).limit(Math.min(Math.max(limit, 1), 200));
+  return db
+    .select()
+    .from(replayRun)
+    .orderBy(desc(replayRun.id))
+    .limit(Math.min(Math.max(limit, 1), 200));
 }
 
 /**
  * Take the lease on a run to drive it: a running run whose lease lapsed (its process died), or with
  * `reopen`, a failed or cancelled one (resumed by a person). Conditional, so two processes never both win.
  */
-export async function takeReplayRun(db: Db, id: number, host: RunLease, opts: { reopen?: boolean } = {}): Promise<ReplayRun> {
+export async function takeReplayRun(
+  db: Db,
+  id: number,
+  host: RunLease,
+  opts: { reopen?: boolean } = {},
+): Promise<ReplayRun> {
   const lease = perDrive(host);
   const free = or(isNull(replayRun.leaseExpiresAt), lt(replayRun.leaseExpiresAt, sql`now()`));
-  const takeable = opts.reopen ? or(and(eq(replayRun.status, "running"), free), inArray(replayRun.status, ["failed", "cancelled"])) : and(eq(replayRun.status, "running"), free);
+  const takeable = opts.reopen
+    ? or(and(eq(replayRun.status, "running"), free), inArray(replayRun.status, ["failed", "cancelled"]))
+    : and(eq(replayRun.status, "running"), free);
   const [row] = await db
     .update(replayRun)
-    .set({ status: "running", finishedAt: null, lastError: null, leaseOwner: lease.owner, leaseExpiresAt: sql`now() + ${lease.leaseMs} * interval '1 millisecond'`, heartbeatAt: sql`now()` })
+    .set({
+      status: "running",
+      finishedAt: null,
+      lastError: null,
+      leaseOwner: lease.owner,
+      leaseExpiresAt: sql`now() + ${lease.leaseMs} * interval '1 millisecond'`,
+      heartbeatAt: sql`now()`,
+    })
     .where(and(eq(replayRun.id, id), takeable))
     .returning();
   if (row) return row;
   const current = await getReplayRun(db, id);
   if (!current) throw new NotFoundError(`no replay run ${id}`);
   if (current.status === "running")
-    throw new ConflictError(`replay run ${id} is being driven by ${current.leaseOwner ?? "another process"} (lease until ${current.leaseExpiresAt?.toISOString() ?? "?"})`);
-  throw new ConflictError(`replay run ${id} is ${current.status}${opts.reopen ? "" : "; only a running run whose process stopped can be taken over"}`);
+    throw new ConflictError(
+      `replay run ${id} is being driven by ${current.leaseOwner ?? "another process"} (lease until ${current.leaseExpiresAt?.toISOString() ?? "?"})`,
+    );
+  throw new ConflictError(
+    `replay run ${id} is ${current.status}${opts.reopen ? "" : "; only a running run whose process stopped can be taken over"}`,
+  );
 }
 
 /** Console: take a failed or cancelled run back up from its cursor (ops, audited); the caller then drives it. */
-export async function reopenReplayRun({ db, actor, id, lease }: { db: Db; actor: Actor | undefined; id: number; lease: RunLease }): Promise<ReplayRun> {
-  return audited(db, actor, "replay.start", { action: "replay.resume", target: `replay:${id}` }, (tx) => takeReplayRun(tx, id, lease, { reopen: true }));
+export async function reopenReplayRun({
+  db,
+  actor,
+  id,
+  lease,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  id: number;
+  lease: RunLease;
+}): Promise<ReplayRun> {
+  return audited(db, actor, "replay.start", { action: "replay.resume", target: `replay:${id}` }, (tx) =>
+    takeReplayRun(tx, id, lease, { reopen: true }),
+  );
 }
 
 /** Running runs whose process stopped (lease lapsed): the resumer's work. */
@@ -130,16 +218,35 @@ export async function listOrphanedRuns(db: Db): Promise<ReplayRun[]> {
   return db
     .select()
     .from(replayRun)
-    .where(and(eq(replayRun.status, "running"), or(isNull(replayRun.leaseExpiresAt), lt(replayRun.leaseExpiresAt, sql`now()`))))
+    .where(
+      and(
+        eq(replayRun.status, "running"),
+        or(isNull(replayRun.leaseExpiresAt), lt(replayRun.leaseExpiresAt, sql`now()`)),
+      ),
+    )
     .orderBy(replayRun.id);
 }
 
 /** Stop a running run (ops); its driver notices at its next heartbeat or page and stops. */
-export async function cancelReplayRun({ db, actor, id }: { db: Db; actor: Actor | undefined; id: number }): Promise<ReplayRun> {
+export async function cancelReplayRun({
+  db,
+  actor,
+  id,
+}: {
+  db: Db;
+  actor: Actor | undefined;
+  id: number;
+}): Promise<ReplayRun> {
   return audited(db, actor, "replay.start", { action: "replay.cancel", target: `replay:${id}` }, async (tx, who) => {
     const [row] = await tx
       .update(replayRun)
-      .set({ status: "cancelled", finishedAt: sql`now()`, lastError: `cancelled by ${who.email}`, leaseOwner: null, leaseExpiresAt: null })
+      .set({
+        status: "cancelled",
+        finishedAt: sql`now()`,
+        lastError: `cancelled by ${who.email}`,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      })
       .where(and(eq(replayRun.id, id), eq(replayRun.status, "running")))
       .returning();
     if (row) return row;
@@ -153,7 +260,8 @@ export async function cancelReplayRun({ db, actor, id }: { db: Db; actor: Actor 
 export function replayInputFromPreview(preview: ReplayRun | undefined): ReplayInput {
   if (!preview) throw new NotFoundError("no such preview");
   if (!preview.dryRun) throw new ConflictError(`replay run ${preview.id} is not a preview`);
-  if (preview.status !== "succeeded") throw new ConflictError(`preview ${preview.id} is ${preview.status}; start from a finished preview`);
+  if (preview.status !== "succeeded")
+    throw new ConflictError(`preview ${preview.id} is ${preview.status}; start from a finished preview`);
   const hook = preview.params.github;
   return {
     source: preview.source,

@@ -52,4 +52,5 @@ export class ReplayConfigError extends Error {
   override name = "ReplayConfigError";
 }
 
-export const inWindow = (at: Date, w: ReplayWindow) => at.getTime() >= w.since.getTime() && at.getTime() <= w.until.getTime();
+export const inWindow = (at: Date, w: ReplayWindow) =>
+  at.getTime() >= w.since.getTime() && at.getTime() <= w.until.getTime();

@@ -157,7 +157,12 @@ export function githubPullRequestEvent(input: GithubPullRequestEventInput = {}) 
         sha: input.headSha ?? "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
         user: author,
       },
-      base: { label: "Codertocat:master", ref: "master", sha: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", user: author },
+      base: {
+        label: "Codertocat:master",
+        ref: "master",
+        sha: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e",
+        user: author,
+      },
       author_association: "OWNER",
       merged: input.merged ?? false,
       mergeable: null,

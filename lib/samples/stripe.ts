@@ -88,7 +88,11 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
         livemode: false,
         metadata: {},
         pause_collection: null,
-        payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: "off" },
+        payment_settings: {
+          payment_method_options: null,
+          payment_method_types: null,
+          save_default_payment_method: "off",
+        },
         pending_update: null,
         schedule: null,
         start_date: objectCreated,

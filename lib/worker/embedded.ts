@@ -51,7 +51,11 @@ export async function afterClaim(key: EventKey): Promise<void> {
     const handle = await getDbHandle();
     const notify = handle.notify;
     if (!notify) return;
-    globalForWorker.__ledgerNotify ??= coalesce(() => notify(WAKE_CHANNEL), 25, (err) => log(`notify: ${describeError(err)}`));
+    globalForWorker.__ledgerNotify ??= coalesce(
+      () => notify(WAKE_CHANNEL),
+      25,
+      (err) => log(`notify: ${describeError(err)}`),
+    );
     globalForWorker.__ledgerNotify();
   } catch (err) {
     // The event is claimed and committed; the polling loop or a standalone worker will take it.

@@ -11,7 +11,9 @@ import { WAKE_CHANNEL } from "./wake";
 async function main() {
   const env = getEnv();
   if (!env.DATABASE_URL) {
-    console.error("npm run worker needs DATABASE_URL: the embedded database belongs to the app process (its worker runs inside it).");
+    console.error(
+      "npm run worker needs DATABASE_URL: the embedded database belongs to the app process (its worker runs inside it).",
+    );
     process.exit(2);
   }
   await migratePostgresUrl(env.DATABASE_URL);
@@ -34,7 +36,9 @@ async function main() {
   lifecycle.onStop("connections", "database pool", () => handle.close());
   exitOnSignals(lifecycle);
   worker.start();
-  console.log(`[worker] ${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`);
+  console.log(
+    `[worker] ${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`,
+  );
 }
 
 main().catch((err: unknown) => {

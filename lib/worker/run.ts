@@ -37,7 +37,12 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
   const loops: Promise<void>[] = [];
   let reaper: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
-  const ctx = { policy: settings.policy, handlers: settings.handlers, log, statementTimeoutMs: settings.statementTimeoutMs };
+  const ctx = {
+    policy: settings.policy,
+    handlers: settings.handlers,
+    log,
+    statementTimeoutMs: settings.statementTimeoutMs,
+  };
   const fastPath = new Set<Promise<unknown>>();
 
   const wake = () => {
@@ -60,7 +65,11 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
     while (running) {
       try {
         const db = await getDb();
-        const batch = await leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit: settings.batchSize });
+        const batch = await leaseDue(db, {
+          workerId: settings.workerId,
+          leaseMs: settings.leaseMs,
+          limit: settings.batchSize,
+        });
         if (batch.length > 0) {
           await processLeased(db, batch, ctx);
           continue;
@@ -114,7 +123,11 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
       }
       const work = (async () => {
         const db = await getDb();
-        const leased = await leaseOne(db, key, { workerId: settings.workerId, leaseMs: settings.leaseMs, statuses: ["claimed"] });
+        const leased = await leaseOne(db, key, {
+          workerId: settings.workerId,
+          leaseMs: settings.leaseMs,
+          statuses: ["claimed"],
+        });
         if (!leased) return undefined;
         const [result] = await processLeased(db, [leased], ctx);
         return result;

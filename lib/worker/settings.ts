@@ -26,7 +26,11 @@ export function workerSettingsFromEnv(env: Env, role: string): WorkerSettings {
     pollMs: env.WORKER_POLL_MS,
     fastPathConcurrency: env.FAST_PATH_CONCURRENCY,
     statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
-    policy: { maxAttempts: env.WORKER_MAX_ATTEMPTS, backoffBaseMs: env.WORKER_BACKOFF_BASE_MS, backoffMaxMs: env.WORKER_BACKOFF_MAX_MS },
+    policy: {
+      maxAttempts: env.WORKER_MAX_ATTEMPTS,
+      backoffBaseMs: env.WORKER_BACKOFF_BASE_MS,
+      backoffMaxMs: env.WORKER_BACKOFF_MAX_MS,
+    },
     handlers: handlerLookup(),
   };
 }

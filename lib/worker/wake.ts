@@ -6,7 +6,11 @@ export const WAKE_CHANNEL = "webhook_ledger_wake";
  * costs one NOTIFY per window instead of one per event (a NOTIFY in every claim transaction
  * serialises commits), and the last claim of a burst still wakes someone.
  */
-export function coalesce(fn: () => Promise<void>, windowMs: number, onError: (err: unknown) => void = () => {}): () => void {
+export function coalesce(
+  fn: () => Promise<void>,
+  windowMs: number,
+  onError: (err: unknown) => void = () => {},
+): () => void {
   let last = 0;
   let trailing: NodeJS.Timeout | undefined;
   const fire = () => {

@@ -15,13 +15,41 @@ describe("refused user management is audited", () => {
   it("[audit] a refused users.* verb leaves a refused audit row, like events and replays", async () => {
     const support = await makeUser(db, "support");
     const ops = await makeUser(db, "ops");
-    await expect(createUser({ db, actor: support, input: { email: "New@Example.com", role: "admin", password: "a long enough password" } })).rejects.toThrow(ForbiddenError);
-    await expect(setUserRole({ db, actor: ops, input: { userId: support.id, role: "admin" } })).rejects.toThrow(ForbiddenError);
-    await expect(setUserDisabled({ db, actor: support, input: { userId: ops.id, disabled: true } })).rejects.toThrow(ForbiddenError);
+    await expect(
+      createUser({
+        db,
+        actor: support,
+        input: { email: "New@Example.com", role: "admin", password: "a long enough password" },
+      }),
+    ).rejects.toThrow(ForbiddenError);
+    await expect(setUserRole({ db, actor: ops, input: { userId: support.id, role: "admin" } })).rejects.toThrow(
+      ForbiddenError,
+    );
+    await expect(setUserDisabled({ db, actor: support, input: { userId: ops.id, disabled: true } })).rejects.toThrow(
+      ForbiddenError,
+    );
     expect(await q(sql`select actor_email, action, target, result, error from audit_log order by id`)).toEqual([
-      { actor_email: "support@example.com", action: "users.create", target: "user:new@example.com", result: "refused", error: "support may not users: manage (needs admin)" },
-      { actor_email: "ops@example.com", action: "users.set-role", target: `user:${support.id}`, result: "refused", error: "ops may not users: manage (needs admin)" },
-      { actor_email: "support@example.com", action: "users.disable", target: `user:${ops.id}`, result: "refused", error: "support may not users: manage (needs admin)" },
+      {
+        actor_email: "support@example.com",
+        action: "users.create",
+        target: "user:new@example.com",
+        result: "refused",
+        error: "support may not users: manage (needs admin)",
+      },
+      {
+        actor_email: "ops@example.com",
+        action: "users.set-role",
+        target: `user:${support.id}`,
+        result: "refused",
+        error: "ops may not users: manage (needs admin)",
+      },
+      {
+        actor_email: "support@example.com",
+        action: "users.disable",
+        target: `user:${ops.id}`,
+        result: "refused",
+        error: "support may not users: manage (needs admin)",
+      },
     ]);
     expect(await q(sql`select email, role, banned from auth_user order by email`)).toEqual([
       { email: "ops@example.com", role: "ops", banned: false },
@@ -31,11 +59,25 @@ describe("refused user management is audited", () => {
 
   it("[audit] a user verb stopped by the last-admin guard or a wrong current password leaves an error row with the reason", async () => {
     const admin = await makeUser(db, "admin");
-    await expect(setUserRole({ db, actor: admin, input: { userId: admin.id, role: "ops" } })).rejects.toThrow("at least one enabled admin must remain");
-    await expect(changePassword({ db, actor: admin, input: { currentPassword: "not it", newPassword: "a brand new passphrase" } })).rejects.toThrow("not correct");
+    await expect(setUserRole({ db, actor: admin, input: { userId: admin.id, role: "ops" } })).rejects.toThrow(
+      "at least one enabled admin must remain",
+    );
+    await expect(
+      changePassword({ db, actor: admin, input: { currentPassword: "not it", newPassword: "a brand new passphrase" } }),
+    ).rejects.toThrow("not correct");
     expect(await q(sql`select action, target, result, error from audit_log order by id`)).toEqual([
-      { action: "users.set-role", target: "user:admin@example.com", result: "error", error: "at least one enabled admin must remain" },
-      { action: "users.change-password", target: "user:admin@example.com", result: "error", error: "The current password is not correct" },
+      {
+        action: "users.set-role",
+        target: "user:admin@example.com",
+        result: "error",
+        error: "at least one enabled admin must remain",
+      },
+      {
+        action: "users.change-password",
+        target: "user:admin@example.com",
+        result: "error",
+        error: "The current password is not correct",
+      },
     ]);
   });
 
@@ -62,12 +104,18 @@ describe("anonymous refusals cannot flood the audit log", () => {
     expect(actor).toBeUndefined();
     const victim = await makeUser(db, "admin");
     const calls = [
-      ...Array.from({ length: 200 }, (_, i) => requeueEvent({ db, actor, input: { source: "stripe", eventId: `evt_${i}` } })),
+      ...Array.from({ length: 200 }, (_, i) =>
+        requeueEvent({ db, actor, input: { source: "stripe", eventId: `evt_${i}` } }),
+      ),
       ...Array.from({ length: 50 }, () => setUserRole({ db, actor, input: { userId: victim.id, role: "support" } })),
     ];
     const results = await Promise.allSettled(calls);
     expect(results.every((r) => r.status === "rejected" && r.reason instanceof ForbiddenError)).toBe(true);
-    expect(await q(sql`select actor_id, actor_email, action, result, (detail->>'count')::int as count from audit_log order by action`)).toEqual([
+    expect(
+      await q(
+        sql`select actor_id, actor_email, action, result, (detail->>'count')::int as count from audit_log order by action`,
+      ),
+    ).toEqual([
       { actor_id: null, actor_email: "anonymous", action: "events.requeue", result: "refused", count: 200 },
       { actor_id: null, actor_email: "anonymous", action: "users.set-role", result: "refused", count: 50 },
     ]);
@@ -76,7 +124,10 @@ describe("anonymous refusals cannot flood the audit log", () => {
 
   it("[audit] after a minute the next anonymous refusal starts a new row; signed-in refusals are each recorded", async () => {
     const support = await makeUser(db, "support");
-    const refuse = (actor: typeof support | undefined) => expect(requeueEvent({ db, actor, input: { source: "stripe", eventId: "evt_x" } })).rejects.toThrow(ForbiddenError);
+    const refuse = (actor: typeof support | undefined) =>
+      expect(requeueEvent({ db, actor, input: { source: "stripe", eventId: "evt_x" } })).rejects.toThrow(
+        ForbiddenError,
+      );
     await refuse(undefined);
     await refuse(undefined);
     await db.execute(sql`update audit_log set at = at - interval '61 seconds'`);

@@ -11,9 +11,15 @@ const baseURL = "http://127.0.0.1:3999";
 
 describe("the first admin", () => {
   it("[bootstrap] ADMIN_EMAIL/ADMIN_PASSWORD create the first admin once, who can sign in", async () => {
-    expect(await bootstrapFirstAdmin(db, { email: "Root@Example.com", password: "first admin password", baseURL })).toEqual({ kind: "created", email: "root@example.com" });
-    expect(await bootstrapFirstAdmin(db, { email: "other@example.com", password: "first admin password", baseURL })).toEqual({ kind: "exists" });
-    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([{ email: "root@example.com", role: "admin" }]);
+    expect(
+      await bootstrapFirstAdmin(db, { email: "Root@Example.com", password: "first admin password", baseURL }),
+    ).toEqual({ kind: "created", email: "root@example.com" });
+    expect(
+      await bootstrapFirstAdmin(db, { email: "other@example.com", password: "first admin password", baseURL }),
+    ).toEqual({ kind: "exists" });
+    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([
+      { email: "root@example.com", role: "admin" },
+    ]);
     expect((await signIn(testAuth(db), "root@example.com", "first admin password")).status).toBe(200);
   });
 
@@ -26,8 +32,12 @@ describe("the first admin", () => {
     expect(await isSetupTokenValid(db, token)).toBe(true);
     expect(await isSetupTokenValid(db, `${token}x`)).toBe(false);
     await completeSetup(db, { token, email: "first@example.com", password: "a long admin password" });
-    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([{ email: "first@example.com", role: "admin" }]);
-    await expect(completeSetup(db, { token, email: "second@example.com", password: "a long admin password" })).rejects.toThrow("invalid, used or expired");
+    expect(rowsOf(await db.execute(sql`select email, role from auth_user`))).toEqual([
+      { email: "first@example.com", role: "admin" },
+    ]);
+    await expect(
+      completeSetup(db, { token, email: "second@example.com", password: "a long admin password" }),
+    ).rejects.toThrow("invalid, used or expired");
     expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
   });
 
@@ -38,7 +48,9 @@ describe("the first admin", () => {
     expect(await isSetupTokenValid(db, token(first))).toBe(false);
     expect(await isSetupTokenValid(db, token(second))).toBe(true);
     await db.execute(sql`update auth_verification set expires_at = now() - interval '1 minute'`);
-    await expect(completeSetup(db, { token: token(second), email: "late@example.com", password: "a long admin password" })).rejects.toThrow("invalid, used or expired");
+    await expect(
+      completeSetup(db, { token: token(second), email: "late@example.com", password: "a long admin password" }),
+    ).rejects.toThrow("invalid, used or expired");
   });
 
   it("[bootstrap] with no BETTER_AUTH_SECRET a random secret is generated once and reused", async () => {
@@ -46,6 +58,8 @@ describe("the first admin", () => {
     const b = await resolveAuthSecret(db, undefined);
     expect(a).toBe(b);
     expect(a.length).toBeGreaterThanOrEqual(40);
-    expect(await resolveAuthSecret(db, "configured-secret-configured-secret-123")).toBe("configured-secret-configured-secret-123");
+    expect(await resolveAuthSecret(db, "configured-secret-configured-secret-123")).toBe(
+      "configured-secret-configured-secret-123",
+    );
   });
 });

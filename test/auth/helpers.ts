@@ -6,16 +6,31 @@ import { insertUser } from "@/lib/auth/users";
 export const BASE_URL = "http://127.0.0.1:3999";
 
 export function testAuth(db: Db, over: { signInPerMinute?: number; sessionHours?: number } = {}): Auth {
-  return createAuth(db, { baseURL: BASE_URL, secret: "test-secret-test-secret-test-secret-0123", signInPerMinute: over.signInPerMinute ?? 100, sessionHours: over.sessionHours ?? 12 });
+  return createAuth(db, {
+    baseURL: BASE_URL,
+    secret: "test-secret-test-secret-test-secret-0123",
+    signInPerMinute: over.signInPerMinute ?? 100,
+    sessionHours: over.sessionHours ?? 12,
+  });
 }
 
-export async function makeUser(db: Db, role: Actor["role"], email = `${role}@example.com`, password = "correct horse battery"): Promise<Actor> {
+export async function makeUser(
+  db: Db,
+  role: Actor["role"],
+  email = `${role}@example.com`,
+  password = "correct horse battery",
+): Promise<Actor> {
   const id = await insertUser(db, { email, role, password, name: role });
   return { id, email, role };
 }
 
 /** Signs in through better-auth's HTTP handler, as the browser does; returns the session cookie header. */
-export async function signIn(auth: Auth, email: string, password: string, ip = "203.0.113.7"): Promise<{ status: number; cookie: string | undefined; body: unknown }> {
+export async function signIn(
+  auth: Auth,
+  email: string,
+  password: string,
+  ip = "203.0.113.7",
+): Promise<{ status: number; cookie: string | undefined; body: unknown }> {
   const res = await auth.handler(
     new Request(`${BASE_URL}/api/auth/sign-in/email`, {
       method: "POST",

@@ -48,7 +48,9 @@ describe("safeNext: where sign-in sends you afterwards", () => {
 
   it("[auth] keeps same-origin paths with their query and fragment", () => {
     expect(safeNext("/audit")).toBe("/audit");
-    expect(safeNext(fromQuery("%2Fevents%3Fsource%3Dstripe%26status%3Ddead"))).toBe("/events?source=stripe&status=dead");
+    expect(safeNext(fromQuery("%2Fevents%3Fsource%3Dstripe%26status%3Ddead"))).toBe(
+      "/events?source=stripe&status=dead",
+    );
     expect(safeNext("/events/stripe/evt_1#attempts")).toBe("/events/stripe/evt_1#attempts");
     expect(safeNext("/replays?q=a%2F%2Fb")).toBe("/replays?q=a%2F%2Fb");
   });

@@ -40,7 +40,8 @@ describe("passwords and sessions", () => {
     const auth = testAuth(db, { signInPerMinute: 3 });
     await makeUser(db, "ops");
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await signIn(auth, "ops@example.com", "wrong password!", "198.51.100.1")).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await signIn(auth, "ops@example.com", "wrong password!", "198.51.100.1")).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     // Even the right password waits out the window; another client is unaffected.
     expect((await signIn(auth, "ops@example.com", "correct horse battery", "198.51.100.1")).status).toBe(429);
@@ -74,8 +75,15 @@ describe("passwords and sessions", () => {
     const first = await signIn(auth, me.email, "correct horse battery");
     const second = await signIn(auth, me.email, "correct horse battery");
     const session = await auth.api.getSession({ headers: new Headers({ cookie: second.cookie! }) });
-    await expect(changePassword({ db, actor: me, input: { currentPassword: "wrong", newPassword: "a brand new passphrase" } })).rejects.toThrow("The current password is not correct");
-    await changePassword({ db, actor: me, input: { currentPassword: "correct horse battery", newPassword: "a brand new passphrase" }, currentSessionId: session!.session.id });
+    await expect(
+      changePassword({ db, actor: me, input: { currentPassword: "wrong", newPassword: "a brand new passphrase" } }),
+    ).rejects.toThrow("The current password is not correct");
+    await changePassword({
+      db,
+      actor: me,
+      input: { currentPassword: "correct horse battery", newPassword: "a brand new passphrase" },
+      currentSessionId: session!.session.id,
+    });
     expect(await getActor(auth, new Headers({ cookie: first.cookie! }))).toBeUndefined();
     expect(await getActor(auth, new Headers({ cookie: second.cookie! }))).toBeDefined();
     expect((await signIn(auth, me.email, "correct horse battery")).status).toBe(401);
@@ -84,7 +92,13 @@ describe("passwords and sessions", () => {
 
   it("[auth] sign-up is closed: only admins create accounts", async () => {
     const auth = testAuth(db);
-    const res = await auth.handler(new Request("http://127.0.0.1:3999/api/auth/sign-up/email", { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1:3999" }, body: JSON.stringify({ email: "x@example.com", password: "long enough password", name: "x" }) }));
+    const res = await auth.handler(
+      new Request("http://127.0.0.1:3999/api/auth/sign-up/email", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "http://127.0.0.1:3999" },
+        body: JSON.stringify({ email: "x@example.com", password: "long enough password", name: "x" }),
+      }),
+    );
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(rowsOf(await db.execute(sql`select 1 from auth_user`))).toHaveLength(0);
   });
@@ -94,12 +108,15 @@ describe("per-account slow-down", () => {
   it("[auth] after 5 failures an account waits before the next try, from any client address, even with the right password", async () => {
     const auth = testAuth(db);
     await makeUser(db, "ops");
-    for (let i = 0; i < 5; i++) expect((await signIn(auth, "ops@example.com", "wrong password!", `192.0.2.${i}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(auth, "ops@example.com", "wrong password!", `192.0.2.${i}`)).status).toBe(401);
     const blocked = await signIn(auth, "ops@example.com", "correct horse battery", "192.0.2.99");
     expect(blocked.status).toBe(429);
     expect(JSON.stringify(blocked.body)).toMatch(/Too many failed sign-ins for this account\. Try again in \d+ s\./);
     // Time passes (the wait is 30 s after the 5th failure): the right password works and clears the count.
-    await db.execute(sql`update auth_rate_limit set last_request = last_request - 31000 where key like 'signin-fail:%'`);
+    await db.execute(
+      sql`update auth_rate_limit set last_request = last_request - 31000 where key like 'signin-fail:%'`,
+    );
     expect((await signIn(auth, "ops@example.com", "correct horse battery", "192.0.2.99")).status).toBe(200);
     expect(rowsOf(await db.execute(sql`select 1 from auth_rate_limit where key like 'signin-fail:%'`))).toHaveLength(0);
   });

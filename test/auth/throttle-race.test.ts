@@ -12,9 +12,12 @@ const RIGHT = "correct horse battery";
 /** Each attempt from its own forged client address, so only the per-account limit stands in the way. */
 const burst = (n: number, password: (i: number) => string, email = "ops@example.com") => {
   const auth = testAuth(db, { signInPerMinute: 1000 });
-  return Promise.all(Array.from({ length: n }, (_, i) => signIn(auth, email, password(i), `10.${(i >> 8) & 255}.${i & 255}.${n & 255}`)));
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => signIn(auth, email, password(i), `10.${(i >> 8) & 255}.${i & 255}.${n & 255}`)),
+  );
 };
-const statusCounts = (results: { status: number }[]) => results.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+const statusCounts = (results: { status: number }[]) =>
+  results.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
 const sessions = async () => rowsOf(await db.execute(sql`select 1 from auth_session`)).length;
 
 describe("per-account slow-down under concurrency", () => {
@@ -22,7 +25,9 @@ describe("per-account slow-down under concurrency", () => {
     await makeUser(db, "ops");
     const results = await burst(100, (i) => `wrong password ${i}`);
     expect(statusCounts(results)).toEqual({ 401: FREE, 429: 100 - FREE });
-    expect(rowsOf(await db.execute(sql`select count from auth_rate_limit where key = 'signin-fail:ops@example.com'`))).toEqual([{ count: FREE }]);
+    expect(
+      rowsOf(await db.execute(sql`select count from auth_rate_limit where key = 'signin-fail:ops@example.com'`)),
+    ).toEqual([{ count: FREE }]);
   });
 
   it("[auth] a burst of 60 with the right password last gets no session, nor does a later burst of right passwords", async () => {
@@ -45,13 +50,16 @@ describe("per-account slow-down timing", () => {
   it("[auth] past 5 judged attempts each further one waits 30 s, then 60 s, …; refused tries do not count; an hour of quiet starts over", async () => {
     const t0 = 1_700_000_000_000;
     const verdicts: boolean[] = [];
-    for (let i = 0; i < FREE + 1; i++) verdicts.push((await claimSignInAttempt(db, "Ops@Example.com ", t0 + i)).allowed);
+    for (let i = 0; i < FREE + 1; i++)
+      verdicts.push((await claimSignInAttempt(db, "Ops@Example.com ", t0 + i)).allowed);
     expect(verdicts).toEqual([true, true, true, true, true, false]);
     expect(await claimSignInAttempt(db, "ops@example.com", t0 + 29_000)).toEqual({ allowed: false, waitMs: 1004 });
     expect((await claimSignInAttempt(db, "ops@example.com", t0 + 4 + 30_000)).allowed).toBe(true);
     expect((await claimSignInAttempt(db, "ops@example.com", t0 + 4 + 30_000 + 59_000)).allowed).toBe(false);
     expect((await claimSignInAttempt(db, "ops@example.com", t0 + 4 + 30_000 + 60_000)).allowed).toBe(true);
     expect((await claimSignInAttempt(db, "ops@example.com", t0 + 4 + 90_000 + 61 * 60_000)).allowed).toBe(true);
-    expect(rowsOf(await db.execute(sql`select count from auth_rate_limit where key = 'signin-fail:ops@example.com'`))).toEqual([{ count: 1 }]);
+    expect(
+      rowsOf(await db.execute(sql`select count from auth_rate_limit where key = 'signin-fail:ops@example.com'`)),
+    ).toEqual([{ count: 1 }]);
   });
 });

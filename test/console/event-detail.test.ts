@@ -13,7 +13,14 @@ import { drain, query, testSettings } from "../worker/helpers";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
-const secrets = (stripe: string[]): SecretsBySource => ({ stripe, github: [], shopify: [], paddle: [], slack: [], standard: [] });
+const secrets = (stripe: string[]): SecretsBySource => ({
+  stripe,
+  github: [],
+  shopify: [],
+  paddle: [],
+  slack: [],
+  standard: [],
+});
 const current = secrets([TEST_SECRETS.stripe]);
 
 async function deliver(event: object, times = 1) {
@@ -39,16 +46,29 @@ describe("the event page", () => {
   it("[console] a rotated-away secret or a tampered stored body no longer verifies; no secret says so", async () => {
     await deliver(stripeSubscriptionEvent({ eventId: "evt_d2" }));
     const key = { source: "stripe", eventId: "evt_d2" } as const;
-    expect((await getEventDetail(db, support, key, secrets(["whsec_rotated"]))).signature).toMatchObject({ state: "fails" });
+    expect((await getEventDetail(db, support, key, secrets(["whsec_rotated"]))).signature).toMatchObject({
+      state: "fails",
+    });
     expect((await getEventDetail(db, support, key, secrets([]))).signature).toEqual({ state: "no-secret" });
-    expect((await getEventDetail(db, support, key, secrets(["whsec_rotated", TEST_SECRETS.stripe]))).signature).toEqual({ state: "verifies" });
-    await db.execute(sql`update webhook_event set raw_body = replace(raw_body, 'active', 'canceled') where event_id = 'evt_d2'`);
-    expect((await getEventDetail(db, support, key, current)).signature).toMatchObject({ state: "fails", reason: expect.stringMatching(/signature/) as unknown });
+    expect((await getEventDetail(db, support, key, secrets(["whsec_rotated", TEST_SECRETS.stripe]))).signature).toEqual(
+      { state: "verifies" },
+    );
+    await db.execute(
+      sql`update webhook_event set raw_body = replace(raw_body, 'active', 'canceled') where event_id = 'evt_d2'`,
+    );
+    expect((await getEventDetail(db, support, key, current)).signature).toMatchObject({
+      state: "fails",
+      reason: expect.stringMatching(/signature/) as unknown,
+    });
   });
 
   it("[console] an unknown event is a not-found, and anonymous callers are refused", async () => {
-    await expect(getEventDetail(db, support, { source: "stripe", eventId: "evt_none" }, current)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(getEventDetail(db, undefined, { source: "stripe", eventId: "evt_none" }, current)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(
+      getEventDetail(db, support, { source: "stripe", eventId: "evt_none" }, current),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      getEventDetail(db, undefined, { source: "stripe", eventId: "evt_none" }, current),
+    ).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it("[console] the dispute export holds payload, raw body, headers, deliveries and attempts, and is audited", async () => {
@@ -57,21 +77,34 @@ describe("the event page", () => {
     const doc = await exportEvent(db, support, { source: "stripe", eventId: "evt_d3" }, current);
     expect(doc.rawBody).toContain('"evt_d3"');
     expect(doc.headers["stripe-signature"]).toMatch(/^t=\d+,v1=/);
-    expect([doc.deliveryCount, doc.attempts.length, doc.signatureVerifiesWithCurrentSecret.state]).toEqual([2, 1, "verifies"]);
+    expect([doc.deliveryCount, doc.attempts.length, doc.signatureVerifiesWithCurrentSecret.state]).toEqual([
+      2,
+      1,
+      "verifies",
+    ]);
     expect(JSON.parse(JSON.stringify(doc)).event.payload.id).toBe("evt_d3");
-    const audit = await query<{ action: string; actor_email: string; target: string }>(db, sql`select action, actor_email, target from audit_log`);
-    expect(audit).toEqual([{ action: "events.export", actor_email: "support@example.com", target: "event:stripe/evt_d3" }]);
+    const audit = await query<{ action: string; actor_email: string; target: string }>(
+      db,
+      sql`select action, actor_email, target from audit_log`,
+    );
+    expect(audit).toEqual([
+      { action: "events.export", actor_email: "support@example.com", target: "event:stripe/evt_d3" },
+    ]);
   });
 });
 
 describe("the entity timeline", () => {
   it("[console] shows each event that tried to move a subscription, newest first, the stale one marked, and the current state", async () => {
     const sub = "sub_1Timeline001";
-    await deliver(stripeSubscriptionEvent({ eventId: "evt_t2", created: 2000, status: "past_due", subscriptionId: sub }));
+    await deliver(
+      stripeSubscriptionEvent({ eventId: "evt_t2", created: 2000, status: "past_due", subscriptionId: sub }),
+    );
     await drain(db, testSettings());
     await deliver(stripeSubscriptionEvent({ eventId: "evt_t1", created: 1000, status: "active", subscriptionId: sub })); // arrives late
     await drain(db, testSettings());
-    await deliver(stripeSubscriptionEvent({ eventId: "evt_t3", created: 3000, status: "canceled", subscriptionId: sub })); // not processed yet
+    await deliver(
+      stripeSubscriptionEvent({ eventId: "evt_t3", created: 3000, status: "canceled", subscriptionId: sub }),
+    ); // not processed yet
     const t = await getEntityTimeline(db, support, { source: "stripe", entityType: "subscription", entityId: sub });
     expect(t.entries.map((e) => [e.eventId, e.version, e.outcome])).toEqual([
       ["evt_t3", 3000, "pending"],
@@ -81,6 +114,8 @@ describe("the entity timeline", () => {
     expect(t.entries[2]!.changes).toMatchObject({ status: { from: null, to: "past_due" } });
     expect(t.current).toMatchObject({ version: 2000, eventId: "evt_t2" });
     expect(t.state).toMatchObject({ external_id: sub, status: "past_due" });
-    await expect(getEntityTimeline(db, undefined, { source: "stripe", entityType: "subscription", entityId: sub })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(
+      getEntityTimeline(db, undefined, { source: "stripe", entityType: "subscription", entityId: sub }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
   });
 });

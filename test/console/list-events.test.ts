@@ -25,12 +25,23 @@ async function walk(input: ListEventsInput): Promise<string[][]> {
 
 describe("the events list", () => {
   it("[console] keyset pages never skip or repeat rows that share a millisecond, forwards and back", async () => {
-    for (let i = 0; i < 7; i++) await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_${i}`, subscriptionId: `sub_1Page${i}000` }));
+    for (let i = 0; i < 7; i++)
+      await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_${i}`, subscriptionId: `sub_1Page${i}000` }));
     // Same millisecond, different microseconds: a cursor rounded to a JS Date would lose rows here.
-    await db.execute(sql`update webhook_event set received_at = '2026-11-29 10:00:00.123000+00'::timestamptz + (substr(event_id, 5)::int * interval '1 microsecond')`);
+    await db.execute(
+      sql`update webhook_event set received_at = '2026-11-29 10:00:00.123000+00'::timestamptz + (substr(event_id, 5)::int * interval '1 microsecond')`,
+    );
     const pages = await walk({ limit: 2 });
     expect(pages).toEqual([["evt_6", "evt_5"], ["evt_4", "evt_3"], ["evt_2", "evt_1"], ["evt_0"]]);
-    expect((await walk({ limit: 3, sort: "received_asc" })).flat()).toEqual(["evt_0", "evt_1", "evt_2", "evt_3", "evt_4", "evt_5", "evt_6"]);
+    expect((await walk({ limit: 3, sort: "received_asc" })).flat()).toEqual([
+      "evt_0",
+      "evt_1",
+      "evt_2",
+      "evt_3",
+      "evt_4",
+      "evt_5",
+      "evt_6",
+    ]);
 
     const p1 = await listEvents(db, support, { limit: 2 });
     const p2 = await listEvents(db, support, { limit: 2, cursor: p1.nextCursor });
@@ -48,8 +59,11 @@ describe("the events list", () => {
     await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_sub", subscriptionId: "sub_1Filter000001" }));
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_inv" }));
     await claim(db, "github", githubIssuesOpened(), { "x-github-delivery": "gh-1", "x-github-event": "issues" });
-    await db.execute(sql`update webhook_event set status = 'dead', received_at = '2026-11-01T00:00:00Z' where event_id = 'evt_inv'`);
-    const ids = async (filter: ListEventsInput["filter"]) => (await listEvents(db, support, { filter })).rows.map((r) => r.eventId).sort();
+    await db.execute(
+      sql`update webhook_event set status = 'dead', received_at = '2026-11-01T00:00:00Z' where event_id = 'evt_inv'`,
+    );
+    const ids = async (filter: ListEventsInput["filter"]) =>
+      (await listEvents(db, support, { filter })).rows.map((r) => r.eventId).sort();
     expect(await ids({ source: ["github"] })).toEqual(["gh-1"]);
     expect(await ids({ source: "stripe,github" })).toEqual(["evt_inv", "evt_sub", "gh-1"]);
     expect(await ids({ type: ["invoice.paid"] })).toEqual(["evt_inv"]);
@@ -60,11 +74,41 @@ describe("the events list", () => {
   });
 
   it("[console] Search finds an event by id, and every event that touched a customer, subscription or email", async () => {
-    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_a", subscriptionId: "sub_1Search00001", customerId: "cus_Search001" }));
-    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_b", subscriptionId: "sub_1Search00001", customerId: "cus_Search001", created: 1712917200 }));
-    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_c", customerId: "cus_Search001", customerEmail: "Jenny.Rosen@Example.com" }));
-    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_other", customerId: "cus_Other0001", customerEmail: "someone@example.com" }));
-    const found = async (q: string) => (await listEvents(db, support, { filter: { q } })).rows.map((r) => r.eventId).sort();
+    await claim(
+      db,
+      "stripe",
+      stripeSubscriptionEvent({ eventId: "evt_a", subscriptionId: "sub_1Search00001", customerId: "cus_Search001" }),
+    );
+    await claim(
+      db,
+      "stripe",
+      stripeSubscriptionEvent({
+        eventId: "evt_b",
+        subscriptionId: "sub_1Search00001",
+        customerId: "cus_Search001",
+        created: 1712917200,
+      }),
+    );
+    await claim(
+      db,
+      "stripe",
+      stripeInvoicePaidEvent({
+        eventId: "evt_c",
+        customerId: "cus_Search001",
+        customerEmail: "Jenny.Rosen@Example.com",
+      }),
+    );
+    await claim(
+      db,
+      "stripe",
+      stripeInvoicePaidEvent({
+        eventId: "evt_other",
+        customerId: "cus_Other0001",
+        customerEmail: "someone@example.com",
+      }),
+    );
+    const found = async (q: string) =>
+      (await listEvents(db, support, { filter: { q } })).rows.map((r) => r.eventId).sort();
     expect(await found("evt_b")).toEqual(["evt_b"]);
     expect(await found("cus_Search001")).toEqual(["evt_a", "evt_b", "evt_c"]);
     expect(await found("sub_1Search00001")).toEqual(["evt_a", "evt_b"]);
@@ -83,8 +127,14 @@ describe("the events list", () => {
     const all = (await walk({ filter: { q: "price_Common01" }, limit: 200 })).flat();
     expect(all).toHaveLength(SEARCH_PROBE_LIMIT + 5);
     expect(new Set(all).size).toBe(SEARCH_PROBE_LIMIT + 5);
-    expect((await listEvents(db, support, { filter: { q: "cus_Rare0001" } })).rows.map((r) => r.eventId)).toEqual(["evt_common_3", "evt_common_2", "evt_common_1"]);
-    expect((await listEvents(db, support, { filter: { q: "evt_common_7" } })).rows.map((r) => r.eventId)).toEqual(["evt_common_7"]);
+    expect((await listEvents(db, support, { filter: { q: "cus_Rare0001" } })).rows.map((r) => r.eventId)).toEqual([
+      "evt_common_3",
+      "evt_common_2",
+      "evt_common_1",
+    ]);
+    expect((await listEvents(db, support, { filter: { q: "evt_common_7" } })).rows.map((r) => r.eventId)).toEqual([
+      "evt_common_7",
+    ]);
   });
 
   it("[console] the list needs a signed-in role; a damaged cursor or an unknown status is a clear input error", async () => {

@@ -1,7 +1,14 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { DEAD_COUNT_CAP, getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
+import {
+  DEAD_COUNT_CAP,
+  getBacklog,
+  getDeliveryRate,
+  getFailingTypes,
+  getStatusCounts,
+  listDeadEvents,
+} from "@/lib/ledger/overview";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
@@ -10,12 +17,18 @@ const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
 
 async function seed() {
-  for (let i = 0; i < 6; i++) await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_s${i}`, subscriptionId: `sub_1Over${i}0000` }));
-  for (let i = 0; i < 3; i++) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Over${i}000` }));
+  for (let i = 0; i < 6; i++)
+    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_s${i}`, subscriptionId: `sub_1Over${i}0000` }));
+  for (let i = 0; i < 3; i++)
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Over${i}000` }));
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_i0" })); // a duplicate delivery
   await db.execute(sql`update webhook_event set status = 'settled' where event_id in ('evt_s0', 'evt_s1', 'evt_s2')`);
-  await db.execute(sql`update webhook_event set status = 'dead', last_error = 'boom', received_at = now() - interval '2 hours' where event_id in ('evt_i0', 'evt_i1')`);
-  await db.execute(sql`update webhook_event set status = 'failed', next_attempt_at = now() + interval '1 hour' where event_id = 'evt_i2'`);
+  await db.execute(
+    sql`update webhook_event set status = 'dead', last_error = 'boom', received_at = now() - interval '2 hours' where event_id in ('evt_i0', 'evt_i1')`,
+  );
+  await db.execute(
+    sql`update webhook_event set status = 'failed', next_attempt_at = now() + interval '1 hour' where event_id = 'evt_i2'`,
+  );
   await db.execute(sql`update webhook_event set received_at = now() - interval '90 minutes' where event_id = 'evt_s3'`);
 }
 
@@ -48,10 +61,15 @@ describe("the overview", () => {
 
   it("[console] the failing types and the dead events needing a person", async () => {
     await seed();
-    expect(await getFailingTypes(db, support)).toEqual([{ source: "stripe", eventType: "invoice.paid", failed: 1, dead: 2 }]);
+    expect(await getFailingTypes(db, support)).toEqual([
+      { source: "stripe", eventType: "invoice.paid", failed: 1, dead: 2 },
+    ]);
     const dead = await listDeadEvents(db, support);
     expect([dead.total, dead.more]).toEqual([2, false]);
-    expect(dead.rows.map((r) => [r.eventId, r.lastError])).toEqual([["evt_i1", "boom"], ["evt_i0", "boom"]]);
+    expect(dead.rows.map((r) => [r.eventId, r.lastError])).toEqual([
+      ["evt_i1", "boom"],
+      ["evt_i0", "boom"],
+    ]);
   });
 
   it("[console] a dead pile past the cap reads as 1,000+ rather than being counted row by row", async () => {

@@ -12,9 +12,12 @@ const ops: Actor = { id: "u2", email: "ops@example.com", role: "ops" };
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
 
 async function seed() {
-  for (let i = 0; i < 4; i++) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Bulk${i}0000` }));
+  for (let i = 0; i < 4; i++)
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Bulk${i}0000` }));
   await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_s0", subscriptionId: "sub_1Bulk000001" }));
-  await db.execute(sql`update webhook_event set status = 'dead', attempts = 8, last_error = 'boom' where event_id in ('evt_i0', 'evt_i1', 'evt_s0')`);
+  await db.execute(
+    sql`update webhook_event set status = 'dead', attempts = 8, last_error = 'boom' where event_id in ('evt_i0', 'evt_i1', 'evt_s0')`,
+  );
   await db.execute(sql`update webhook_event set status = 'failed', attempts = 2 where event_id = 'evt_i2'`);
 }
 
@@ -24,7 +27,10 @@ describe("bulk requeue", () => {
     const filter = { type: ["invoice.paid"] };
     expect(await countRequeueable(db, ops, filter)).toBe(3);
     expect(await requeueMatching({ db, actor: ops, input: { filter, confirmed: 3 } })).toEqual({ requeued: 3 });
-    const rows = await query<{ event_id: string; status: string }>(db, sql`select event_id, status from webhook_event order by event_id`);
+    const rows = await query<{ event_id: string; status: string }>(
+      db,
+      sql`select event_id, status from webhook_event order by event_id`,
+    );
     expect(rows).toEqual([
       { event_id: "evt_i0", status: "claimed" },
       { event_id: "evt_i1", status: "claimed" },
@@ -34,26 +40,40 @@ describe("bulk requeue", () => {
     ]);
     await drain(db, testSettings());
     const attempts = await query<{ event_id: string; trigger: string; actor: string }>(
-      db, sql`select event_id, trigger, actor from webhook_attempt where trigger = 'requeue' order by event_id`);
-    expect(attempts).toEqual(["evt_i0", "evt_i1", "evt_i2"].map((event_id) => ({ event_id, trigger: "requeue", actor: "ops@example.com" })));
+      db,
+      sql`select event_id, trigger, actor from webhook_attempt where trigger = 'requeue' order by event_id`,
+    );
+    expect(attempts).toEqual(
+      ["evt_i0", "evt_i1", "evt_i2"].map((event_id) => ({ event_id, trigger: "requeue", actor: "ops@example.com" })),
+    );
     const [audit] = await query<{ action: string; result: string }>(db, sql`select action, result from audit_log`);
     expect(audit).toEqual({ action: "events.requeue-bulk", result: "ok" });
   });
 
   it("[console] a set that grew past the confirmed count changes nothing", async () => {
     await seed();
-    await expect(requeueMatching({ db, actor: ops, input: { filter: {}, confirmed: 2 } })).rejects.toBeInstanceOf(ConflictError);
-    const [row] = await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where status in ('failed', 'dead')`);
+    await expect(requeueMatching({ db, actor: ops, input: { filter: {}, confirmed: 2 } })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    const [row] = await query<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from webhook_event where status in ('failed', 'dead')`,
+    );
     expect(row?.n).toBe(4);
   });
 
   it("[console] support may neither count nor requeue, and the refusal is audited", async () => {
     await seed();
     await expect(countRequeueable(db, support, {})).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(requeueMatching({ db, actor: support, input: { filter: {}, confirmed: 4 } })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(requeueMatching({ db, actor: support, input: { filter: {}, confirmed: 4 } })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
     const [audit] = await query<{ action: string; result: string }>(db, sql`select action, result from audit_log`);
     expect(audit).toEqual({ action: "events.requeue-bulk", result: "refused" });
-    const [row] = await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where status in ('failed', 'dead')`);
+    const [row] = await query<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from webhook_event where status in ('failed', 'dead')`,
+    );
     expect(row?.n).toBe(4);
   });
 });

@@ -71,8 +71,17 @@ function fixtureMigrations(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ledger-migrations-"));
   tempDirs.push(dir);
   mkdirSync(path.join(dir, "meta"));
-  const entries = Object.keys(files).map((tag, idx) => ({ idx, version: "7", when: 1_000 + idx, tag, breakpoints: true }));
-  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries }));
+  const entries = Object.keys(files).map((tag, idx) => ({
+    idx,
+    version: "7",
+    when: 1_000 + idx,
+    tag,
+    breakpoints: true,
+  }));
+  writeFileSync(
+    path.join(dir, "meta", "_journal.json"),
+    JSON.stringify({ version: "7", dialect: "postgresql", entries }),
+  );
   for (const [tag, text] of Object.entries(files)) writeFileSync(path.join(dir, `${tag}.sql`), text);
   return dir;
 }
@@ -82,7 +91,8 @@ const PLAIN_0004 =
   'CREATE INDEX "webhook_event_type_idx" ON "webhook_event" USING btree ("event_type","received_at","event_id","source");--> statement-breakpoint\n' +
   'CREATE INDEX "webhook_event_status_idx" ON "webhook_event" USING btree ("status","received_at","event_id","source","event_type");';
 
-const TYPE_IDX_DEF = "CREATE INDEX webhook_event_type_idx ON public.webhook_event USING btree (event_type, received_at, event_id, source)";
+const TYPE_IDX_DEF =
+  "CREATE INDEX webhook_event_type_idx ON public.webhook_event USING btree (event_type, received_at, event_id, source)";
 const STATUS_IDX_DEF =
   "CREATE INDEX webhook_event_status_idx ON public.webhook_event USING btree (status, received_at, event_id, source, event_type)";
 
@@ -108,11 +118,13 @@ async function consoleIndexes(db: Sql): Promise<Record<string, IndexRow>> {
 }
 
 async function recorded(db: Sql): Promise<{ id: number; hash: string; created_at: string }[]> {
-  return [...(await db<{ id: number; hash: string; created_at: string }[]>`
+  return [
+    ...(await db<{ id: number; hash: string; created_at: string }[]>`
     select id, hash, created_at
     from drizzle.__drizzle_migrations
     order by id
-  `)];
+  `),
+  ];
 }
 
 describe("migration steps", () => {
@@ -123,7 +135,9 @@ describe("migration steps", () => {
     const builds = steps.slice(tags.indexOf("0003_replay") + 1).flatMap((step) =>
       step.statements.flatMap((statement) => {
         const code = statement.replace(/--[^\n]*/g, " ");
-        const create = [...code.matchAll(/\bCREATE\s+(?:UNIQUE\s+)?INDEX\b[\s\S]*?\bON\s+(?:ONLY\s+)?(?:"?\w+"?\.)?"?(\w+)"?/gi)];
+        const create = [
+          ...code.matchAll(/\bCREATE\s+(?:UNIQUE\s+)?INDEX\b[\s\S]*?\bON\s+(?:ONLY\s+)?(?:"?\w+"?\.)?"?(\w+)"?/gi),
+        ];
         const reindex = [...code.matchAll(/\bREINDEX\b[^;]*?"?(\w+)"?\s*(?:;|$)/gi)];
         return [...create, ...reindex].map((m) => ({
           tag: step.tag,
@@ -137,17 +151,26 @@ describe("migration steps", () => {
     expect(builds.length).toBeGreaterThanOrEqual(2);
     // A REINDEX names an index or a table: every one is held to the rule.
     for (const build of builds.filter((b) => b.reindex || bigTables.has(b.table)))
-      expect(build, `${build.tag} builds an index on ${build.table}`).toMatchObject({ concurrent: true, transactional: false });
+      expect(build, `${build.tag} builds an index on ${build.table}`).toMatchObject({
+        concurrent: true,
+        transactional: false,
+      });
   });
 
   it("[migrate] refuses CONCURRENTLY without the marker, and a concurrent build that a re-run could not heal", () => {
     const unmarked = fixtureMigrations({ "0000_x": 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "x_idx" ON "t" ("a");' });
     expect(() => readMigrationSteps(unmarked)).toThrow(/0000_x uses CONCURRENTLY/);
-    const noIfNotExists = fixtureMigrations({ "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY "x_idx" ON "t" ("a");` });
+    const noIfNotExists = fixtureMigrations({
+      "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY "x_idx" ON "t" ("a");`,
+    });
     expect(() => readMigrationSteps(noIfNotExists)).toThrow(/"x_idx" concurrently without naming it and IF NOT EXISTS/);
-    const unnamed = fixtureMigrations({ "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY ON "t" ("a");` });
+    const unnamed = fixtureMigrations({
+      "0000_x": `${NO_TRANSACTION_MARKER}\nCREATE INDEX CONCURRENTLY ON "t" ("a");`,
+    });
     expect(() => readMigrationSteps(unnamed)).toThrow(/builds an index concurrently without naming it/);
-    const commentOnly = fixtureMigrations({ "0000_x": "-- not CONCURRENTLY: small table\nCREATE INDEX \"x_idx\" ON \"t\" (\"a\");" });
+    const commentOnly = fixtureMigrations({
+      "0000_x": '-- not CONCURRENTLY: small table\nCREATE INDEX "x_idx" ON "t" ("a");',
+    });
     expect(readMigrationSteps(commentOnly)[0]?.transactional).toBe(true);
   });
 });
@@ -158,14 +181,30 @@ describe("migrator on PostgreSQL", () => {
     expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tags);
     const db = connect(url);
     try {
-      const expected = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m, n) => ({ id: n + 1, hash: m.hash, created_at: String(m.folderMillis) }));
+      const expected = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m, n) => ({
+        id: n + 1,
+        hash: m.hash,
+        created_at: String(m.folderMillis),
+      }));
       expect(await recorded(db)).toEqual(expected);
       const indexes = await consoleIndexes(db);
-      expect(indexes.webhook_event_type_idx).toMatchObject({ valid: true, ready: true, unique: false, def: TYPE_IDX_DEF });
-      expect(indexes.webhook_event_status_idx).toMatchObject({ valid: true, ready: true, unique: false, def: STATUS_IDX_DEF });
+      expect(indexes.webhook_event_type_idx).toMatchObject({
+        valid: true,
+        ready: true,
+        unique: false,
+        def: TYPE_IDX_DEF,
+      });
+      expect(indexes.webhook_event_status_idx).toMatchObject({
+        valid: true,
+        ready: true,
+        unique: false,
+        def: STATUS_IDX_DEF,
+      });
       const [invalid] = await db<{ n: number }[]>`select count(*)::int as n from pg_index where not indisvalid`;
       expect(invalid?.n).toBe(0);
-      const [gin] = await db<{ options: string[] }[]>`select reloptions as options from pg_class where relname = 'webhook_event_subject_ids_idx'`;
+      const [gin] = await db<
+        { options: string[] }[]
+      >`select reloptions as options from pg_class where relname = 'webhook_event_subject_ids_idx'`;
       expect(gin?.options).toEqual(["fastupdate=off"]);
 
       expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual([]);
@@ -201,7 +240,10 @@ describe("migrator on PostgreSQL", () => {
         const rows = await recorded(db);
         expect(rows.map((r) => [r.id, r.created_at])).toEqual(journal.entries.map((e, n) => [n + 1, String(e.when)]));
         expect(Object.values(await consoleIndexes(db)).map((i) => [i.def, i.valid])).toEqual(
-          expect.arrayContaining([[TYPE_IDX_DEF, true], [STATUS_IDX_DEF, true]]),
+          expect.arrayContaining([
+            [TYPE_IDX_DEF, true],
+            [STATUS_IDX_DEF, true],
+          ]),
         );
       } finally {
         await db.end();
@@ -220,12 +262,19 @@ describe("migrator on PostgreSQL", () => {
                ('stripe', 'evt_2', 'invoice.paid', '{}', '{}', '{}')
       `;
       // What a build cut short leaves behind: an index of the migration's name, INVALID.
-      await expect(db.unsafe(`CREATE UNIQUE INDEX CONCURRENTLY "webhook_event_type_idx" ON "webhook_event" ("event_type")`)).rejects.toMatchObject({ code: "23505" });
+      await expect(
+        db.unsafe(`CREATE UNIQUE INDEX CONCURRENTLY "webhook_event_type_idx" ON "webhook_event" ("event_type")`),
+      ).rejects.toMatchObject({ code: "23505" });
       expect((await consoleIndexes(db)).webhook_event_type_idx).toMatchObject({ valid: false, unique: true });
 
       expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0003_replay"));
       const indexes = await consoleIndexes(db);
-      expect(indexes.webhook_event_type_idx).toMatchObject({ valid: true, ready: true, unique: false, def: TYPE_IDX_DEF });
+      expect(indexes.webhook_event_type_idx).toMatchObject({
+        valid: true,
+        ready: true,
+        unique: false,
+        def: TYPE_IDX_DEF,
+      });
       expect(indexes.webhook_event_status_idx).toMatchObject({ valid: true, def: STATUS_IDX_DEF });
     } finally {
       await db.end();
@@ -329,7 +378,9 @@ describe("claims during an index build on a seeded ledger", () => {
     // The build's validation pass took in the row claimed mid-build: the index finds it.
     const [found] = await monitor.begin(async (tx) => {
       await tx`set local enable_seqscan = off`;
-      return tx<{ n: number }[]>`select count(*)::int as n from webhook_event where event_type = 'invoice.payment_succeeded'`;
+      return tx<
+        { n: number }[]
+      >`select count(*)::int as n from webhook_event where event_type = 'invoice.payment_succeeded'`;
     });
     expect(found?.n).toBe(1);
   });
@@ -339,10 +390,12 @@ describe("claims during an index build on a seeded ledger", () => {
     try {
       // execute(): a postgres.js query otherwise waits to be awaited before it is sent.
       const plainBuild = builder
-        .unsafe(`
+        .unsafe(
+          `
           CREATE INDEX "webhook_event_type_plain_idx"
           ON "webhook_event" USING btree ("event_type", "received_at", "event_id", "source")
-        `)
+        `,
+        )
         .execute();
       expect(await waitForBuilding()).toMatchObject({ command: "CREATE INDEX" });
       await expect(claim("evt_during_plain_build", "invoice.paid")).rejects.toMatchObject({ code: "55P03" });
@@ -360,7 +413,10 @@ describe("migrator on PGlite", () => {
     const handle = await connectPglite("memory://");
     try {
       await migratePglite(handle);
-      const count = async () => rowsOf<{ n: number }>(await handle.db.execute(dsql`select count(*)::int as n from drizzle.__drizzle_migrations`))[0]?.n;
+      const count = async () =>
+        rowsOf<{ n: number }>(
+          await handle.db.execute(dsql`select count(*)::int as n from drizzle.__drizzle_migrations`),
+        )[0]?.n;
       expect(await count()).toBe(tags.length);
       const indexes = rowsOf<{ name: string; valid: boolean }>(
         await handle.db.execute(dsql`

@@ -18,7 +18,9 @@ describe("migrations", () => {
         const applied = await check<{ n: number }[]>`select count(*)::int as n from drizzle.__drizzle_migrations`;
         const files = readdirSync(MIGRATIONS_FOLDER).filter((f) => f.endsWith(".sql"));
         expect(applied[0]?.n).toBe(files.length);
-        const pending = await check<{ indexdef: string }[]>`select indexdef from pg_indexes where indexname = 'webhook_event_pending_idx'`;
+        const pending = await check<
+          { indexdef: string }[]
+        >`select indexdef from pg_indexes where indexname = 'webhook_event_pending_idx'`;
         expect(pending[0]?.indexdef).toContain("WHERE (status = ANY (ARRAY['claimed'::text, 'failed'::text]))");
       } finally {
         await check.end();

@@ -91,7 +91,9 @@ describe("embedded database lock (PGlite)", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).not.toContain("Aborted(");
     expect(failed.stderr.trim().split("\n")).toHaveLength(1);
-    expect(failed.stderr).toContain(`the embedded database in ${dir} cannot be opened (damaged?): could not locate a valid checkpoint record`);
+    expect(failed.stderr).toContain(
+      `the embedded database in ${dir} cannot be opened (damaged?): could not locate a valid checkpoint record`,
+    );
     expect(failed.stderr).toMatch(/Move it aside or delete it to start over/);
     await expect(connectPglite(dir)).rejects.toThrow("cannot be opened (damaged?)");
     expect(existsSync(lockPathFor(dir))).toBe(false);

@@ -9,10 +9,21 @@ describe("statement preparation", () => {
       const { db, close } = connectPostgres(inject("databaseUrl"), { prepare, max: 2 });
       try {
         const id = `evt_prep_${prepare}_${Date.now()}`;
-        const input = { source: "stripe" as const, eventId: id, eventType: "x", rawBody: `{"id":"${id}"}`, headers: {} };
+        const input = {
+          source: "stripe" as const,
+          eventId: id,
+          eventType: "x",
+          rawBody: `{"id":"${id}"}`,
+          headers: {},
+        };
         expect(await claimOne(db, input)).toEqual({ claimed: true, reprocessed: false });
         expect(await claimOne(db, input)).toEqual({ claimed: false, reprocessed: false });
-        const n = await db.transaction(async (tx) => rowsOf<{ n: number }>(await tx.execute(sql`select count(*)::int as n from webhook_event where event_id = ${id}`))[0]?.n);
+        const n = await db.transaction(
+          async (tx) =>
+            rowsOf<{ n: number }>(
+              await tx.execute(sql`select count(*)::int as n from webhook_event where event_id = ${id}`),
+            )[0]?.n,
+        );
         expect(n).toBe(1);
       } finally {
         await close();

@@ -14,7 +14,11 @@ export interface AppProcess {
  * A real app process: `npm run receiver` (the intake, the embedded worker and replay resumer; the same
  * lib/ code as `npm start`, without the console's build step) on a free port, against `databaseUrl`.
  */
-export async function startApp(databaseUrl: string, env: Record<string, string> = {}, port?: number): Promise<AppProcess> {
+export async function startApp(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<AppProcess> {
   const p = port ?? (await freePort());
   const proc = spawnProcess("node", ["--import", "tsx", "lib/cli/receiver.ts"], {
     env: {
@@ -60,7 +64,12 @@ export async function send(
 ): Promise<{ status: number | "hang" | "error"; ms: number; retryAfter?: string | null; body?: string }> {
   const started = performance.now();
   try {
-    const res = await fetch(`${url}`, { method: "POST", headers: d.headers, body: d.body, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${url}`, {
+      method: "POST",
+      headers: d.headers,
+      body: d.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const body = await res.text();
     return { status: res.status, ms: performance.now() - started, retryAfter: res.headers.get("retry-after"), body };
   } catch (err) {

@@ -50,8 +50,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const padFor = (n: number) => 20_000 + ((n * 7919) % 30_000);
 
 function delivery(eventId: string, n: number): Delivery {
-  const event = stripeInvoicePaidEvent({ eventId, invoiceId: `in_${eventId}`, customerId: `cus_frozen_${n % 25}`, amount: 100 + (n % 7), created: 1712917130 + n });
-  const body = JSON.stringify({ ...event, data: { object: { ...event.data.object, metadata: { padding: "p".repeat(padFor(n)) } } } });
+  const event = stripeInvoicePaidEvent({
+    eventId,
+    invoiceId: `in_${eventId}`,
+    customerId: `cus_frozen_${n % 25}`,
+    amount: 100 + (n % 7),
+    created: 1712917130 + n,
+  });
+  const body = JSON.stringify({
+    ...event,
+    data: { object: { ...event.data.object, metadata: { padding: "p".repeat(padFor(n)) } } },
+  });
   return signStripe(body, TEST_SECRETS.stripe);
 }
 
@@ -85,234 +94,250 @@ afterAll(async () => {
 });
 
 describe("frozen database", () => {
-  it(
-    "[faults] with PostgreSQL frozen behind a TCP proxy every delivery is answered 503 within the claim bound and memory stays bounded; thawed, deliveries answer 200 again without a restart, and every 2xx'd event is in the ledger once",
-    async () => {
-      app = await startApp(proxy.url(dbUrl), {
-        WEBHOOK_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
-        WEBHOOK_QUEUE_MAX: "200",
-        WEBHOOK_QUEUE_MAX_BYTES: String(QUEUE_MAX_BYTES),
-        WORKER_MODE: "embedded",
-      });
-      const url = `${app.url}/api/webhooks/stripe`;
-      let seq = 0;
-      const nextId = () => {
-        const n = seq++;
-        return { n, id: `evt_frozen_${String(n).padStart(6, "0")}` };
-      };
-      /** Every answer per id, in order. */
-      const answers = new Map<string, { n: number; got: Answer[] }>();
-      const deliver = async (n: number, id: string, timeoutMs = 10_000) => {
-        const a = await send(url, delivery(id, n), timeoutMs);
-        const entry = answers.get(id) ?? { n, got: [] };
-        entry.got.push(a);
-        answers.set(id, entry);
-        return a;
-      };
+  it("[faults] with PostgreSQL frozen behind a TCP proxy every delivery is answered 503 within the claim bound and memory stays bounded; thawed, deliveries answer 200 again without a restart, and every 2xx'd event is in the ledger once", async () => {
+    app = await startApp(proxy.url(dbUrl), {
+      WEBHOOK_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
+      WEBHOOK_QUEUE_MAX: "200",
+      WEBHOOK_QUEUE_MAX_BYTES: String(QUEUE_MAX_BYTES),
+      WORKER_MODE: "embedded",
+    });
+    const url = `${app.url}/api/webhooks/stripe`;
+    let seq = 0;
+    const nextId = () => {
+      const n = seq++;
+      return { n, id: `evt_frozen_${String(n).padStart(6, "0")}` };
+    };
+    /** Every answer per id, in order. */
+    const answers = new Map<string, { n: number; got: Answer[] }>();
+    const deliver = async (n: number, id: string, timeoutMs = 10_000) => {
+      const a = await send(url, delivery(id, n), timeoutMs);
+      const entry = answers.get(id) ?? { n, got: [] };
+      entry.got.push(a);
+      answers.set(id, entry);
+      return a;
+    };
 
-      // Warm up with the flood's own traffic (same senders, pacing and body sizes) while the database is
-      // healthy: every answer 200. Its RSS peak is the baseline: what this traffic costs when all is well.
-      let warmPeak = await app.rss();
-      const warmUntil = Date.now() + WARM_UP_MS;
-      const warmAnswers: Answer[] = [];
-      const warmSampler = (async () => {
-        while (Date.now() < warmUntil + 1000) {
-          warmPeak = Math.max(warmPeak, await app!.rss());
-          await sleep(100);
-        }
-      })();
-      await Promise.all(
-        Array.from({ length: SENDERS }, async () => {
-          while (Date.now() < warmUntil) {
-            const pace = sleep(SENDER_PERIOD_MS);
-            const { n, id } = nextId();
-            warmAnswers.push(await deliver(n, id));
-            await pace;
-          }
-        }),
-      );
-      await warmSampler;
-      expect(warmAnswers.length).toBeGreaterThanOrEqual(100);
-      expect(warmAnswers.filter((a) => a.status !== 200)).toEqual([]);
-      const rssAtFreeze = await app.rss();
-      const rssBefore = Math.max(warmPeak, rssAtFreeze);
-
-      // Freeze and flood: 50 senders, a new id each time, for at least 8 s and until 100 MB went out (or 30 s passed).
-      proxy.freeze();
-      const frozenAt = Date.now();
-      // The senders' own event-loop lag is part of every latency they measure: reported, to tell it apart.
-      const ownLag = monitorEventLoopDelay({ resolution: 10 });
-      ownLag.enable();
-      const frozenAnswers: Answer[] = [];
-      const frozenIds: string[] = [];
-      let bytesSent = 0;
-      const flooding = () => {
-        const elapsed = Date.now() - frozenAt;
-        return elapsed < FROZEN_AT_LEAST_MS || (bytesSent < SEND_TARGET && elapsed < FROZEN_AT_MOST_MS);
-      };
-      let rssMax = rssBefore;
-      const timeline: string[] = []; // "seconds frozen: RSS MB / MB sent", once a second
-      const sampler = (async () => {
-        for (let tick = 0; flooding(); tick++) {
-          const rss = await app!.rss();
-          rssMax = Math.max(rssMax, rss);
-          if (tick % 10 === 0) timeline.push(`${Math.round((Date.now() - frozenAt) / 1000)}s:${(rss / MB).toFixed(0)}/${(bytesSent / MB).toFixed(0)}`);
-          await sleep(100);
-        }
-      })();
-      await Promise.all(
-        Array.from({ length: SENDERS }, async () => {
-          while (flooding()) {
-            const pace = sleep(SENDER_PERIOD_MS);
-            const { n, id } = nextId();
-            const d = delivery(id, n);
-            bytesSent += d.body.length;
-            frozenIds.push(id);
-            // A generous client timeout, so a late answer is measured rather than cut off.
-            const a = await send(url, d, CLAIM_TIMEOUT_MS + 5000);
-            answers.set(id, { n, got: [a] });
-            frozenAnswers.push(a);
-            await pace;
-          }
-        }),
-      );
-      const frozenMs = Date.now() - frozenAt;
-      ownLag.disable();
-      await sampler;
-      const rssAfterFlood = await app.rss();
-      expect(app.proc.exited).toBeUndefined();
-
-      const statuses = new Map<string, number>();
-      for (const a of frozenAnswers) statuses.set(String(a.status), (statuses.get(String(a.status)) ?? 0) + 1);
-      // Why the app said 503 (it logs each one): queued and never written, in flight at its deadline, or a full waiting room.
-      const reasons = { neverWritten: 0, inFlight: 0, intakeFull: 0 };
-      for (const line of app.proc.stderr.split("\n")) {
-        if (line.includes("nothing was written")) reasons.neverWritten++;
-        else if (line.includes("may still commit")) reasons.inFlight++;
-        else if (line.includes("intake full")) reasons.intakeFull++;
+    // Warm up with the flood's own traffic (same senders, pacing and body sizes) while the database is
+    // healthy: every answer 200. Its RSS peak is the baseline: what this traffic costs when all is well.
+    let warmPeak = await app.rss();
+    const warmUntil = Date.now() + WARM_UP_MS;
+    const warmAnswers: Answer[] = [];
+    const warmSampler = (async () => {
+      while (Date.now() < warmUntil + 1000) {
+        warmPeak = Math.max(warmPeak, await app!.rss());
+        await sleep(100);
       }
-      const latencies = frozenAnswers.map((a) => a.ms).sort((a, b) => a - b);
-      console.log(
-        "[frozen] while frozen:",
-        JSON.stringify({
-          frozenMs,
-          deliveries: frozenAnswers.length,
-          statuses: Object.fromEntries(statuses),
-          reasons,
-          sentMB: +(bytesSent / MB).toFixed(1),
-          p50ms: Math.round(quantile(latencies, 0.5)),
-          p90ms: Math.round(quantile(latencies, 0.9)),
-          p99ms: Math.round(quantile(latencies, 0.99)),
-          maxMs: Math.round(latencies.at(-1) ?? NaN),
-          testLoopLagMaxMs: Math.round(ownLag.max / 1e6),
-          warmDeliveries: warmAnswers.length,
-          rssAtFreezeMB: +(rssAtFreeze / MB).toFixed(1),
-          rssBeforeMB: +(rssBefore / MB).toFixed(1),
-          rssMaxMB: +(rssMax / MB).toFixed(1),
-          rssAfterFloodMB: +(rssAfterFlood / MB).toFixed(1),
-          growthMB: +((rssMax - rssBefore) / MB).toFixed(1),
-        }),
-      );
-      console.log(`[frozen] RSS MB / MB sent: ${timeline.join(" ")}`);
-
-      // Several hundred deliveries at least, every one a 503 with Retry-After within the bound; none hung.
-      expect(frozenAnswers.length).toBeGreaterThanOrEqual(250);
-      expect(Object.fromEntries(statuses)).toEqual({ "503": frozenAnswers.length });
-      expect(frozenAnswers.filter((a) => !/^\d+$/.test(a.retryAfter ?? ""))).toEqual([]);
-      // The bound is the app's; what the senders measure also holds their own stalls (an event loop blocked
-      // when the answer arrives timestamps it late). On this shared 2-core machine those reach 200-800 ms
-      // under other test runs' load, so the worst measured stall is added back as measurement error.
-      const clientStallMs = ownLag.max / 1e6;
-      expect(frozenAnswers.filter((a) => a.ms > CLAIM_TIMEOUT_MS + SLACK_MS + clientStallMs)).toEqual([]);
-      // Memory. Two regimes, depending on the claim pool when the freeze hit:
-      //  - every claim connection open and hung: the 4 statements allowed in flight hang, the other
-      //    deliveries wait in the room (≤ 50 × 50 KB, under both caps) and get 503 at 1500 ms. Sender-bound:
-      //    ~1.2 MB/s.
-      //  - connections still to open: those statements wait for connect_timeout (2 s), and postgres.js
-      //    pipelines later ones behind the hung statement; their bodies stay held (released on settle),
-      //    the room reaches 4 MiB and the rest is refused at once ("intake full"): ~14 MB/s (the pacing).
-      // Either way the app holds at most WEBHOOK_QUEUE_MAX_BYTES = 4 MiB of bodies, plus their copies as
-      // the statements' JSON parameters and socket buffers (~15 MB at worst), and the worker's batches
-      // that hung (≤ 4 × 100 payloads). Against the warm peak, the rest is GC timing (off-heap body buffers,
-      // parsed payloads not yet collected). A leak of the bodies scales with what is sent instead.
-      const growth = rssMax - rssBefore;
-      expect(bytesSent).toBeGreaterThanOrEqual(SEND_AT_LEAST);
-      expect(growth).toBeLessThan(GROWTH_AT_MOST);
-
-      // Thaw: new deliveries answer 200 again within a few seconds, same process.
-      const stderrAtThaw = app.proc.stderr.length;
-      proxy.thaw();
-      const thawedAt = Date.now();
-      // Thawed: rounds of 20 concurrent new ids until a round is all 200. Right after the thaw the room may
-      // still be full (the statements that hung hold their bodies until they settle), so a 503 with
-      // Retry-After is allowed in the meantime; a hang or anything else is not.
-      let firstOkMs = -1;
-      let recoveredMs = -1;
-      const recovery: Answer[] = [];
-      while (Date.now() - thawedAt < 10_000) {
-        const round = await Promise.all(Array.from({ length: 20 }, () => nextId()).map(({ n, id }) => deliver(n, id, 5000)));
-        recovery.push(...round);
-        if (firstOkMs < 0 && round.some((a) => a.status === 200)) firstOkMs = Date.now() - thawedAt;
-        if (round.every((a) => a.status === 200)) {
-          recoveredMs = Date.now() - thawedAt;
-          break;
+    })();
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        while (Date.now() < warmUntil) {
+          const pace = sleep(SENDER_PERIOD_MS);
+          const { n, id } = nextId();
+          warmAnswers.push(await deliver(n, id));
+          await pace;
         }
-        await sleep(200);
+      }),
+    );
+    await warmSampler;
+    expect(warmAnswers.length).toBeGreaterThanOrEqual(100);
+    expect(warmAnswers.filter((a) => a.status !== 200)).toEqual([]);
+    const rssAtFreeze = await app.rss();
+    const rssBefore = Math.max(warmPeak, rssAtFreeze);
+
+    // Freeze and flood: 50 senders, a new id each time, for at least 8 s and until 100 MB went out (or 30 s passed).
+    proxy.freeze();
+    const frozenAt = Date.now();
+    // The senders' own event-loop lag is part of every latency they measure: reported, to tell it apart.
+    const ownLag = monitorEventLoopDelay({ resolution: 10 });
+    ownLag.enable();
+    const frozenAnswers: Answer[] = [];
+    const frozenIds: string[] = [];
+    let bytesSent = 0;
+    const flooding = () => {
+      const elapsed = Date.now() - frozenAt;
+      return elapsed < FROZEN_AT_LEAST_MS || (bytesSent < SEND_TARGET && elapsed < FROZEN_AT_MOST_MS);
+    };
+    let rssMax = rssBefore;
+    const timeline: string[] = []; // "seconds frozen: RSS MB / MB sent", once a second
+    const sampler = (async () => {
+      for (let tick = 0; flooding(); tick++) {
+        const rss = await app!.rss();
+        rssMax = Math.max(rssMax, rss);
+        if (tick % 10 === 0)
+          timeline.push(
+            `${Math.round((Date.now() - frozenAt) / 1000)}s:${(rss / MB).toFixed(0)}/${(bytesSent / MB).toFixed(0)}`,
+          );
+        await sleep(100);
       }
-      const sinceThaw = app.proc.stderr.slice(stderrAtThaw).split("\n").filter(Boolean);
-      console.log(
-        `[frozen] after thaw: first 200 at ${firstOkMs} ms, a round of 20 all 200 at ${recoveredMs} ms; ` +
-          `${recovery.filter((a) => a.status !== 200).length} of ${recovery.length} not 200 meanwhile; ` +
-          `app's log since thaw (${sinceThaw.length} lines): ${JSON.stringify([...new Set(sinceThaw.map((l) => l.replace(/\d+/g, "N")))])}`,
-      );
-      expect(recovery.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter))).toEqual([]);
-      expect(recoveredMs).toBeGreaterThanOrEqual(0);
-      expect(recoveredMs).toBeLessThan(5000);
-      expect(app.proc.exited).toBeUndefined();
+    })();
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        while (flooding()) {
+          const pace = sleep(SENDER_PERIOD_MS);
+          const { n, id } = nextId();
+          const d = delivery(id, n);
+          bytesSent += d.body.length;
+          frozenIds.push(id);
+          // A generous client timeout, so a late answer is measured rather than cut off.
+          const a = await send(url, d, CLAIM_TIMEOUT_MS + 5000);
+          answers.set(id, { n, got: [a] });
+          frozenAnswers.push(a);
+          await pace;
+        }
+      }),
+    );
+    const frozenMs = Date.now() - frozenAt;
+    ownLag.disable();
+    await sampler;
+    const rssAfterFlood = await app.rss();
+    expect(app.proc.exited).toBeUndefined();
 
-      // The provider retries every delivery that was not 2xx'd (the frozen flood, any poll before recovery).
-      const retry = [...answers].filter(([, e]) => !e.got.some((a) => typeof a.status === "number" && a.status < 300)).map(([id, e]) => ({ id, n: e.n }));
-      expect(retry.length).toBeGreaterThanOrEqual(frozenIds.length);
-      const duplicates: string[] = [];
-      const stderrAtRetry = app.proc.stderr.length;
-      const retryStarted = Date.now();
-      const firstRound: { id: string; status: Answer["status"]; ms: number }[] = [];
-      await Promise.all(
-        Array.from({ length: RETRY_SENDERS }, async () => {
-          for (let next = retry.pop(); next; next = retry.pop()) {
-            const a = await deliver(next.n, next.id, 10_000);
-            firstRound.push({ id: next.id, status: a.status, ms: Math.round(a.ms) });
-            if (a.status === 200 && (JSON.parse(a.body ?? "{}") as { duplicate?: boolean }).duplicate) duplicates.push(next.id);
-          }
-        }),
-      );
-      const notOk = firstRound.filter((r) => r.status !== 200);
-      console.log(
-        `[frozen] retried ${firstRound.length} ids after thaw in ${Date.now() - retryStarted} ms: ${duplicates.length} answered duplicate ` +
-          `(their claim committed after its 503); not 200: ${JSON.stringify(notOk)}; app's log meanwhile: ` +
-          JSON.stringify([...new Set(app.proc.stderr.slice(stderrAtRetry).split("\n").filter(Boolean).map((l) => l.replace(/\d+/g, "N")))]),
-      );
-      expect(notOk).toEqual([]);
+    const statuses = new Map<string, number>();
+    for (const a of frozenAnswers) statuses.set(String(a.status), (statuses.get(String(a.status)) ?? 0) + 1);
+    // Why the app said 503 (it logs each one): queued and never written, in flight at its deadline, or a full waiting room.
+    const reasons = { neverWritten: 0, inFlight: 0, intakeFull: 0 };
+    for (const line of app.proc.stderr.split("\n")) {
+      if (line.includes("nothing was written")) reasons.neverWritten++;
+      else if (line.includes("may still commit")) reasons.inFlight++;
+      else if (line.includes("intake full")) reasons.intakeFull++;
+    }
+    const latencies = frozenAnswers.map((a) => a.ms).sort((a, b) => a - b);
+    console.log(
+      "[frozen] while frozen:",
+      JSON.stringify({
+        frozenMs,
+        deliveries: frozenAnswers.length,
+        statuses: Object.fromEntries(statuses),
+        reasons,
+        sentMB: +(bytesSent / MB).toFixed(1),
+        p50ms: Math.round(quantile(latencies, 0.5)),
+        p90ms: Math.round(quantile(latencies, 0.9)),
+        p99ms: Math.round(quantile(latencies, 0.99)),
+        maxMs: Math.round(latencies.at(-1) ?? NaN),
+        testLoopLagMaxMs: Math.round(ownLag.max / 1e6),
+        warmDeliveries: warmAnswers.length,
+        rssAtFreezeMB: +(rssAtFreeze / MB).toFixed(1),
+        rssBeforeMB: +(rssBefore / MB).toFixed(1),
+        rssMaxMB: +(rssMax / MB).toFixed(1),
+        rssAfterFloodMB: +(rssAfterFlood / MB).toFixed(1),
+        growthMB: +((rssMax - rssBefore) / MB).toFixed(1),
+      }),
+    );
+    console.log(`[frozen] RSS MB / MB sent: ${timeline.join(" ")}`);
 
-      // The ledger, read directly: every id that ever got a 2xx has exactly one row, and there is nothing else.
-      const acked = [...answers].filter(([, e]) => e.got.some((a) => typeof a.status === "number" && a.status >= 200 && a.status < 300)).map(([id]) => id);
-      expect(acked.length).toBe(answers.size);
-      const rows = await sql<{ event_id: string; n: number }[]>`
+    // Several hundred deliveries at least, every one a 503 with Retry-After within the bound; none hung.
+    expect(frozenAnswers.length).toBeGreaterThanOrEqual(250);
+    expect(Object.fromEntries(statuses)).toEqual({ "503": frozenAnswers.length });
+    expect(frozenAnswers.filter((a) => !/^\d+$/.test(a.retryAfter ?? ""))).toEqual([]);
+    // The bound is the app's; what the senders measure also holds their own stalls (an event loop blocked
+    // when the answer arrives timestamps it late). On this shared 2-core machine those reach 200-800 ms
+    // under other test runs' load, so the worst measured stall is added back as measurement error.
+    const clientStallMs = ownLag.max / 1e6;
+    expect(frozenAnswers.filter((a) => a.ms > CLAIM_TIMEOUT_MS + SLACK_MS + clientStallMs)).toEqual([]);
+    // Memory. Two regimes, depending on the claim pool when the freeze hit:
+    //  - every claim connection open and hung: the 4 statements allowed in flight hang, the other
+    //    deliveries wait in the room (≤ 50 × 50 KB, under both caps) and get 503 at 1500 ms. Sender-bound:
+    //    ~1.2 MB/s.
+    //  - connections still to open: those statements wait for connect_timeout (2 s), and postgres.js
+    //    pipelines later ones behind the hung statement; their bodies stay held (released on settle),
+    //    the room reaches 4 MiB and the rest is refused at once ("intake full"): ~14 MB/s (the pacing).
+    // Either way the app holds at most WEBHOOK_QUEUE_MAX_BYTES = 4 MiB of bodies, plus their copies as
+    // the statements' JSON parameters and socket buffers (~15 MB at worst), and the worker's batches
+    // that hung (≤ 4 × 100 payloads). Against the warm peak, the rest is GC timing (off-heap body buffers,
+    // parsed payloads not yet collected). A leak of the bodies scales with what is sent instead.
+    const growth = rssMax - rssBefore;
+    expect(bytesSent).toBeGreaterThanOrEqual(SEND_AT_LEAST);
+    expect(growth).toBeLessThan(GROWTH_AT_MOST);
+
+    // Thaw: new deliveries answer 200 again within a few seconds, same process.
+    const stderrAtThaw = app.proc.stderr.length;
+    proxy.thaw();
+    const thawedAt = Date.now();
+    // Thawed: rounds of 20 concurrent new ids until a round is all 200. Right after the thaw the room may
+    // still be full (the statements that hung hold their bodies until they settle), so a 503 with
+    // Retry-After is allowed in the meantime; a hang or anything else is not.
+    let firstOkMs = -1;
+    let recoveredMs = -1;
+    const recovery: Answer[] = [];
+    while (Date.now() - thawedAt < 10_000) {
+      const round = await Promise.all(
+        Array.from({ length: 20 }, () => nextId()).map(({ n, id }) => deliver(n, id, 5000)),
+      );
+      recovery.push(...round);
+      if (firstOkMs < 0 && round.some((a) => a.status === 200)) firstOkMs = Date.now() - thawedAt;
+      if (round.every((a) => a.status === 200)) {
+        recoveredMs = Date.now() - thawedAt;
+        break;
+      }
+      await sleep(200);
+    }
+    const sinceThaw = app.proc.stderr.slice(stderrAtThaw).split("\n").filter(Boolean);
+    console.log(
+      `[frozen] after thaw: first 200 at ${firstOkMs} ms, a round of 20 all 200 at ${recoveredMs} ms; ` +
+        `${recovery.filter((a) => a.status !== 200).length} of ${recovery.length} not 200 meanwhile; ` +
+        `app's log since thaw (${sinceThaw.length} lines): ${JSON.stringify([...new Set(sinceThaw.map((l) => l.replace(/\d+/g, "N")))])}`,
+    );
+    expect(recovery.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter))).toEqual([]);
+    expect(recoveredMs).toBeGreaterThanOrEqual(0);
+    expect(recoveredMs).toBeLessThan(5000);
+    expect(app.proc.exited).toBeUndefined();
+
+    // The provider retries every delivery that was not 2xx'd (the frozen flood, any poll before recovery).
+    const retry = [...answers]
+      .filter(([, e]) => !e.got.some((a) => typeof a.status === "number" && a.status < 300))
+      .map(([id, e]) => ({ id, n: e.n }));
+    expect(retry.length).toBeGreaterThanOrEqual(frozenIds.length);
+    const duplicates: string[] = [];
+    const stderrAtRetry = app.proc.stderr.length;
+    const retryStarted = Date.now();
+    const firstRound: { id: string; status: Answer["status"]; ms: number }[] = [];
+    await Promise.all(
+      Array.from({ length: RETRY_SENDERS }, async () => {
+        for (let next = retry.pop(); next; next = retry.pop()) {
+          const a = await deliver(next.n, next.id, 10_000);
+          firstRound.push({ id: next.id, status: a.status, ms: Math.round(a.ms) });
+          if (a.status === 200 && (JSON.parse(a.body ?? "{}") as { duplicate?: boolean }).duplicate)
+            duplicates.push(next.id);
+        }
+      }),
+    );
+    const notOk = firstRound.filter((r) => r.status !== 200);
+    console.log(
+      `[frozen] retried ${firstRound.length} ids after thaw in ${Date.now() - retryStarted} ms: ${duplicates.length} answered duplicate ` +
+        `(their claim committed after its 503); not 200: ${JSON.stringify(notOk)}; app's log meanwhile: ` +
+        JSON.stringify([
+          ...new Set(
+            app.proc.stderr
+              .slice(stderrAtRetry)
+              .split("\n")
+              .filter(Boolean)
+              .map((l) => l.replace(/\d+/g, "N")),
+          ),
+        ]),
+    );
+    expect(notOk).toEqual([]);
+
+    // The ledger, read directly: every id that ever got a 2xx has exactly one row, and there is nothing else.
+    const acked = [...answers]
+      .filter(([, e]) => e.got.some((a) => typeof a.status === "number" && a.status >= 200 && a.status < 300))
+      .map(([id]) => id);
+    expect(acked.length).toBe(answers.size);
+    const rows = await sql<{ event_id: string; n: number }[]>`
         select event_id, count(*)::int as n from webhook_event where source = 'stripe' group by event_id`;
-      const rowCount = new Map(rows.map((r) => [r.event_id, r.n]));
-      expect(acked.filter((id) => rowCount.get(id) !== 1)).toEqual([]);
-      expect(duplicates.filter((id) => rowCount.get(id) !== 1)).toEqual([]);
-      const [{ total } = { total: -1 }] = await sql<{ total: number }[]>`select count(*)::int as total from webhook_event`;
-      expect(total).toBe(new Set(acked).size);
-      // A duplicate's row was inserted by the delivery that timed out: its delivery row says claimed.
-      if (duplicates.length > 0) {
-        const claimedBy = await sql<{ event_id: string; claimed: number }[]>`
+    const rowCount = new Map(rows.map((r) => [r.event_id, r.n]));
+    expect(acked.filter((id) => rowCount.get(id) !== 1)).toEqual([]);
+    expect(duplicates.filter((id) => rowCount.get(id) !== 1)).toEqual([]);
+    const [{ total } = { total: -1 }] = await sql<
+      { total: number }[]
+    >`select count(*)::int as total from webhook_event`;
+    expect(total).toBe(new Set(acked).size);
+    // A duplicate's row was inserted by the delivery that timed out: its delivery row says claimed.
+    if (duplicates.length > 0) {
+      const claimedBy = await sql<{ event_id: string; claimed: number }[]>`
           select event_id, count(*) filter (where claimed)::int as claimed from webhook_delivery
           where source = 'stripe' and event_id = any(${duplicates}) group by event_id`;
-        expect(claimedBy.filter((r) => r.claimed !== 1)).toEqual([]);
-        expect(claimedBy.length).toBe(duplicates.length);
-      }
-    },
-    120_000,
-  );
+      expect(claimedBy.filter((r) => r.claimed !== 1)).toEqual([]);
+      expect(claimedBy.length).toBe(duplicates.length);
+    }
+  }, 120_000);
 });

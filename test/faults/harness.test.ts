@@ -43,7 +43,9 @@ describe("throwaway PostgreSQL cluster", () => {
     expect(cluster.url).toBe(`postgres://postgres@127.0.0.1:${cluster.port}/postgres`);
     const sql = client(cluster.url);
     try {
-      const [row] = await sql<{ fsync: string; port: string }[]>`select current_setting('fsync') as fsync, current_setting('port') as port`;
+      const [row] = await sql<
+        { fsync: string; port: string }[]
+      >`select current_setting('fsync') as fsync, current_setting('port') as port`;
       expect(row).toEqual({ fsync: "off", port: String(cluster.port) });
     } finally {
       await sql.end();
@@ -114,7 +116,10 @@ describe("throwaway PostgreSQL cluster", () => {
   });
 
   it("[faults] maxConnections caps the server and extraConf reaches postgresql.conf; destroy is idempotent", async () => {
-    const small = await startThrowawayCluster({ maxConnections: 10, extraConf: { statement_timeout: "1234ms", cluster_name: "it's faults" } });
+    const small = await startThrowawayCluster({
+      maxConnections: 10,
+      extraConf: { statement_timeout: "1234ms", cluster_name: "it's faults" },
+    });
     try {
       const sql = client(small.url, 10);
       const extra = client(small.url);
@@ -186,7 +191,12 @@ describe("TCP proxy", () => {
     const proxy = await startTcpProxy({ host: "127.0.0.1", port: cluster.port });
     const admin = client(cluster.url);
     const sql = client(proxy.url(cluster.url));
-    const backends = async () => (await admin<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`)[0]?.n;
+    const backends = async () =>
+      (
+        await admin<
+          { n: number }[]
+        >`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`
+      )[0]?.n;
     try {
       const baseline = await backends();
       proxy.freeze();
@@ -289,12 +299,19 @@ describe("process helpers", () => {
     const p = spawnProcess(process.execPath, ["-e", server]);
     try {
       await p.waitForLine(/listening/, 5000);
-      const res = await waitForHttp(`http://127.0.0.1:${port}/health`, { expectStatus: 200, requestTimeoutMs: 300, intervalMs: 20, timeoutMs: 5000 });
+      const res = await waitForHttp(`http://127.0.0.1:${port}/health`, {
+        expectStatus: 200,
+        requestTimeoutMs: 300,
+        intervalMs: 20,
+        timeoutMs: 5000,
+      });
       expect(res).toMatchObject({ status: 200, body: "hit 3", attempts: 3 });
       expect(res.ms).toBeGreaterThanOrEqual(300);
       expect(res.ms).toBeLessThan(2000);
 
-      await expect(waitForHttp(`http://127.0.0.1:${port}/`, { expectStatus: 418, timeoutMs: 400 })).rejects.toThrow(/status 200/);
+      await expect(waitForHttp(`http://127.0.0.1:${port}/`, { expectStatus: 418, timeoutMs: 400 })).rejects.toThrow(
+        /status 200/,
+      );
     } finally {
       p.kill("SIGKILL");
       await p.waitForExit(5000);

@@ -150,7 +150,8 @@ export async function startThrowawayCluster(opts: ClusterOptions = {}): Promise<
     if (destroyed) return;
     destroyed = true;
     try {
-      if (existsSync(path.join(dataDir, "postmaster.pid"))) await pg("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
+      if (existsSync(path.join(dataDir, "postmaster.pid")))
+        await pg("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
     } catch {
       // Already stopped, or never started.
     }
@@ -169,7 +170,8 @@ export async function startThrowawayCluster(opts: ClusterOptions = {}): Promise<
 
     // Settings with arbitrary values go in the file: `pg_ctl -o` is split by a shell, so quoting there is fragile.
     const extra = Object.entries(opts.extraConf ?? {}).map(([k, v]) => `${k} = ${confValue(v)}`);
-    if (extra.length) appendFileSync(path.join(dataDir, "postgresql.conf"), `\n# test/faults extraConf\n${extra.join("\n")}\n`);
+    if (extra.length)
+      appendFileSync(path.join(dataDir, "postgresql.conf"), `\n# test/faults extraConf\n${extra.join("\n")}\n`);
 
     entry.watchdog = startWatchdog(root, dataDir);
   } catch (err) {
@@ -221,7 +223,8 @@ export async function startThrowawayCluster(opts: ClusterOptions = {}): Promise<
     dataDir,
     logFile,
     createDatabase: async (name) => {
-      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`createDatabase: "${name}" is not a plain lower-case identifier`);
+      if (!/^[a-z_][a-z0-9_]*$/.test(name))
+        throw new Error(`createDatabase: "${name}" is not a plain lower-case identifier`);
       const admin = postgres(url, { max: 1, onnotice: () => {} });
       try {
         await admin.unsafe(`create database ${name}`);

@@ -65,8 +65,14 @@ export function spawnProcess(cmd: string, args: string[] = [], opts: SpawnOption
   const startedAt = Date.now();
   // Next.js declares NODE_ENV required on ProcessEnv; a child without it is still valid.
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...(opts.inheritEnv === false ? {} : process.env), ...opts.env })) if (v !== undefined) env[k] = v;
-  const child: ChildProcess = spawn(cmd, args, { cwd: opts.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: opts.group ?? false });
+  for (const [k, v] of Object.entries({ ...(opts.inheritEnv === false ? {} : process.env), ...opts.env }))
+    if (v !== undefined) env[k] = v;
+  const child: ChildProcess = spawn(cmd, args, {
+    cwd: opts.cwd,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: opts.group ?? false,
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`spawn ${cmd} failed`);
 
@@ -132,10 +138,24 @@ export function spawnProcess(cmd: string, args: string[] = [], opts: SpawnOption
         const check = () => {
           const m = findLine(re);
           if (m) return done(() => resolve(m));
-          if (exited) done(() => reject(new Error(`${cmd} exited (${exited?.code ?? exited?.signal}) before printing ${re}\nstdout: ${tail(stdout)}\nstderr: ${tail(stderr)}`)));
+          if (exited)
+            done(() =>
+              reject(
+                new Error(
+                  `${cmd} exited (${exited?.code ?? exited?.signal}) before printing ${re}\nstdout: ${tail(stdout)}\nstderr: ${tail(stderr)}`,
+                ),
+              ),
+            );
         };
         const timer = setTimeout(
-          () => done(() => reject(new Error(`no line matching ${re} from ${cmd} within ${timeoutMs} ms\nstdout: ${tail(stdout)}\nstderr: ${tail(stderr)}`))),
+          () =>
+            done(() =>
+              reject(
+                new Error(
+                  `no line matching ${re} from ${cmd} within ${timeoutMs} ms\nstdout: ${tail(stdout)}\nstderr: ${tail(stderr)}`,
+                ),
+              ),
+            ),
           timeoutMs,
         );
         const done = (settle: () => void) => {
@@ -186,7 +206,10 @@ export interface WaitForHttpOptions {
 }
 
 /** Polls `url` until it answers with the expected status; resolves with that answer. */
-export async function waitForHttp(url: string, opts: WaitForHttpOptions = {}): Promise<{ status: number; body: string; ms: number; attempts: number }> {
+export async function waitForHttp(
+  url: string,
+  opts: WaitForHttpOptions = {},
+): Promise<{ status: number; body: string; ms: number; attempts: number }> {
   const { timeoutMs = 15_000, requestTimeoutMs = 1_000, intervalMs = 100, expectStatus, init } = opts;
   const ok =
     typeof expectStatus === "function"

@@ -35,7 +35,9 @@ function load(tag: string, senders = 40) {
   const loops = Array.from({ length: senders }, async () => {
     while (!stop) {
       const id = `evt_${tag}_${String(n++).padStart(6, "0")}`;
-      const body = JSON.stringify(stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_${id}`, customerId: "cus_Restart00001", amount: 100 }));
+      const body = JSON.stringify(
+        stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_${id}`, customerId: "cus_Restart00001", amount: 100 }),
+      );
       const startedAt = Date.now();
       const r = await send(`${app.url}/api/webhooks/stripe`, signStripe(body, TEST_SECRETS.stripe), 10_000);
       answers.push({ id, status: r.status, startedAt, endedAt: Date.now() });
@@ -53,45 +55,46 @@ function load(tag: string, senders = 40) {
 
 describe("PostgreSQL restarted under load", () => {
   for (const mode of ["fast", "immediate"] as const) {
-    it(
-      `[faults] a '${mode}' restart under 40 senders: only 200 or 503, 200 again within 5 s of PostgreSQL accepting, every 2xx'd event stored once, nothing uncaught`,
-      async () => {
-        const traffic = load(mode);
-        await new Promise((r) => setTimeout(r, 1500));
-        // Down about as long as observed in the issue: 1 s for immediate, 5 s for fast.
-        const timings = await cluster.restart(mode, mode === "fast" ? 5000 : 1000);
-        await new Promise((r) => setTimeout(r, 6000));
-        await traffic.stop();
-        const { answers } = traffic;
+    it(`[faults] a '${mode}' restart under 40 senders: only 200 or 503, 200 again within 5 s of PostgreSQL accepting, every 2xx'd event stored once, nothing uncaught`, async () => {
+      const traffic = load(mode);
+      await new Promise((r) => setTimeout(r, 1500));
+      // Down about as long as observed in the issue: 1 s for immediate, 5 s for fast.
+      const timings = await cluster.restart(mode, mode === "fast" ? 5000 : 1000);
+      await new Promise((r) => setTimeout(r, 6000));
+      await traffic.stop();
+      const { answers } = traffic;
 
-        if (process.env.FAULT_DEBUG) console.log(app.proc.stderr.slice(-3000), app.proc.exited);
-        const statuses = new Set(answers.map((a) => a.status));
-        expect([...statuses].sort()).toEqual([...statuses].filter((s) => s === 200 || s === 503).sort());
-        expect(answers.filter((a) => a.startedAt > timings.stoppedAt && a.status === 503).length).toBeGreaterThan(0); // the fault was felt
-        // Recovery: the first 200 for a delivery sent after PostgreSQL accepted connections again.
-        const recovered = answers.filter((a) => a.status === 200 && a.startedAt >= timings.acceptingAt).sort((a, b) => a.endedAt - b.endedAt)[0];
-        expect(recovered, "no 200 after the restart").toBeDefined();
-        if (process.env.FAULT_DEBUG) console.log(`recovered ${recovered!.endedAt - timings.acceptingAt} ms after accepting; ${answers.length} answers`);
-        expect(recovered!.endedAt - timings.acceptingAt).toBeLessThan(5000);
-        // After recovery nothing but 200s.
-        const late = answers.filter((a) => a.startedAt > recovered!.endedAt + 500);
-        expect(late.length).toBeGreaterThan(0);
-        expect(late.every((a) => a.status === 200)).toBe(true);
+      if (process.env.FAULT_DEBUG) console.log(app.proc.stderr.slice(-3000), app.proc.exited);
+      const statuses = new Set(answers.map((a) => a.status));
+      expect([...statuses].sort()).toEqual([...statuses].filter((s) => s === 200 || s === 503).sort());
+      expect(answers.filter((a) => a.startedAt > timings.stoppedAt && a.status === 503).length).toBeGreaterThan(0); // the fault was felt
+      // Recovery: the first 200 for a delivery sent after PostgreSQL accepted connections again.
+      const recovered = answers
+        .filter((a) => a.status === 200 && a.startedAt >= timings.acceptingAt)
+        .sort((a, b) => a.endedAt - b.endedAt)[0];
+      expect(recovered, "no 200 after the restart").toBeDefined();
+      if (process.env.FAULT_DEBUG)
+        console.log(
+          `recovered ${recovered!.endedAt - timings.acceptingAt} ms after accepting; ${answers.length} answers`,
+        );
+      expect(recovered!.endedAt - timings.acceptingAt).toBeLessThan(5000);
+      // After recovery nothing but 200s.
+      const late = answers.filter((a) => a.startedAt > recovered!.endedAt + 500);
+      expect(late.length).toBeGreaterThan(0);
+      expect(late.every((a) => a.status === 200)).toBe(true);
 
-        const acked = answers.filter((a) => a.status === 200).map((a) => a.id);
-        const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
-        try {
-          const rows = await sql<{ event_id: string; n: number }[]>`
+      const acked = answers.filter((a) => a.status === 200).map((a) => a.id);
+      const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+      try {
+        const rows = await sql<{ event_id: string; n: number }[]>`
             select event_id, count(*)::int as n from webhook_event where event_id = any(${acked}) group by event_id`;
-          expect(rows.length).toBe(acked.length);
-          expect(rows.every((r) => r.n === 1)).toBe(true);
-        } finally {
-          await sql.end();
-        }
-        expect(app.proc.exited).toBeUndefined();
-        expect(app.proc.stderr).not.toMatch(/TypeError|Uncaught|unhandled/i);
-      },
-      60_000,
-    );
+        expect(rows.length).toBe(acked.length);
+        expect(rows.every((r) => r.n === 1)).toBe(true);
+      } finally {
+        await sql.end();
+      }
+      expect(app.proc.exited).toBeUndefined();
+      expect(app.proc.stderr).not.toMatch(/TypeError|Uncaught|unhandled/i);
+    }, 60_000);
   }
 });

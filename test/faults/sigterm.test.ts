@@ -28,7 +28,13 @@ const amountOf = (n: number) => 100 + (n % 50);
 const customerOf = (n: number) => `cus_sigterm_${n % CUSTOMERS}`;
 
 function delivery(eventId: string, n: number): Delivery {
-  const event = stripeInvoicePaidEvent({ eventId, invoiceId: `in_${eventId}`, customerId: customerOf(n), amount: amountOf(n), created: 1712917130 + n });
+  const event = stripeInvoicePaidEvent({
+    eventId,
+    invoiceId: `in_${eventId}`,
+    customerId: customerOf(n),
+    amount: amountOf(n),
+    created: 1712917130 + n,
+  });
   return signStripe(JSON.stringify(event), TEST_SECRETS.stripe);
 }
 
@@ -38,7 +44,12 @@ type Outcome = { status: number; body: string } | { status: "hang" | "refused" |
 async function post(url: string, d: Delivery, timeoutMs = 10_000): Promise<Outcome & { ms: number }> {
   const started = performance.now();
   try {
-    const res = await fetch(url, { method: "POST", headers: d.headers, body: d.body, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: d.headers,
+      body: d.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     return { status: res.status, body: await res.text(), ms: performance.now() - started };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
@@ -47,7 +58,8 @@ async function post(url: string, d: Delivery, timeoutMs = 10_000): Promise<Outco
     const code = e.cause?.code ?? "";
     if (code === "ECONNREFUSED") return { status: "refused", detail: code, ms };
     // The server closed an idle keep-alive socket as this request went out on it: nothing was answered.
-    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return { status: "reset", detail: `${code} ${e.cause?.message ?? ""}`, ms };
+    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET")
+      return { status: "reset", detail: `${code} ${e.cause?.message ?? ""}`, ms };
     return { status: "error", detail: `${e.name}: ${e.message} ${code}`, ms };
   }
 }
@@ -98,7 +110,9 @@ async function launch(url: string, env: Record<string, string>) {
 
 /** The ledger's state counts. */
 async function statusCounts(sql: postgres.Sql): Promise<Record<string, number>> {
-  const rows = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from webhook_event group by status`;
+  const rows = await sql<
+    { status: string; n: number }[]
+  >`select status, count(*)::int as n from webhook_event group by status`;
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -122,7 +136,8 @@ async function waitForSettled(sql: postgres.Sql, atLeast: number): Promise<Recor
   for (;;) {
     const counts = await statusCounts(sql);
     if ((counts.settled ?? 0) >= atLeast) return counts;
-    if (Date.now() - started > 30_000) throw new Error(`the worker settled fewer than ${atLeast} in 30 s: ${JSON.stringify(counts)}`);
+    if (Date.now() - started > 30_000)
+      throw new Error(`the worker settled fewer than ${atLeast} in 30 s: ${JSON.stringify(counts)}`);
     await sleep(10);
   }
 }
@@ -162,157 +177,169 @@ async function slowKeepAliveDelivery(port: number, d: Delivery, between: () => P
 }
 
 describe("SIGTERM mid-drain", () => {
-  it(
-    "[faults] SIGTERM mid-drain of a few thousand events: the process exits 0 within SHUTDOWN_TIMEOUT_MS, no attempt ends as 'lease expired', everything acknowledged is there, and a restart finishes the rest",
-    async () => {
-      const { url: dbUrl, sql } = await database("faults_sigterm");
+  it("[faults] SIGTERM mid-drain of a few thousand events: the process exits 0 within SHUTDOWN_TIMEOUT_MS, no attempt ends as 'lease expired', everything acknowledged is there, and a restart finishes the rest", async () => {
+    const { url: dbUrl, sql } = await database("faults_sigterm");
 
-      // 1. The backlog: 3,000 events claimed with no worker running.
-      const ns = await claimBacklog(dbUrl, sql);
+    // 1. The backlog: 3,000 events claimed with no worker running.
+    const ns = await claimBacklog(dbUrl, sql);
 
-      // 2. Drain with the embedded worker, and SIGTERM once some are settled but most are not.
-      const drainer = await launch(dbUrl, DRAIN_ENV);
-      const webhookUrl = `${drainer.url}/api/webhooks/stripe`;
-      const counts = await waitForSettled(sql, 100);
-      console.log(`[sigterm] at SIGTERM: ${JSON.stringify(counts)}`);
-      expect(counts.settled ?? 0).toBeLessThan(EVENTS / 2);
+    // 2. Drain with the embedded worker, and SIGTERM once some are settled but most are not.
+    const drainer = await launch(dbUrl, DRAIN_ENV);
+    const webhookUrl = `${drainer.url}/api/webhooks/stripe`;
+    const counts = await waitForSettled(sql, 100);
+    console.log(`[sigterm] at SIGTERM: ${JSON.stringify(counts)}`);
+    expect(counts.settled ?? 0).toBeLessThan(EVENTS / 2);
 
-      // Deliveries keep arriving through the shutdown (new ids), on keep-alive connections.
-      let next = EVENTS;
-      const during: { id: string; n: number; outcome: Outcome & { ms: number } }[] = [];
-      let exited = false;
-      const senders = Array.from({ length: 6 }, async () => {
-        while (!exited) {
-          const n = next++;
-          const outcome = await post(webhookUrl, delivery(idOf(n), n), 5000);
-          during.push({ id: idOf(n), n, outcome });
-          // Back to back while answered (the next request may go out on a connection the server is closing); paced once refused.
-          if (typeof outcome.status !== "number") await sleep(20);
-        }
-      });
-      await sleep(100);
-      const killedAt = Date.now();
-      drainer.proc.kill("SIGTERM");
-      const exit = await drainer.proc.waitForExit(SHUTDOWN_TIMEOUT_MS + 10_000);
-      const exitMs = Date.now() - killedAt;
-      exited = true;
-      await Promise.all(senders);
-      const stoppedLine = /stopped in (\d+) ms/.exec(drainer.proc.stdout)?.[1];
-      const afterExit = await statusCounts(sql);
-      const kinds = new Map<string, number>();
-      for (const d of during) kinds.set(String(d.outcome.status), (kinds.get(String(d.outcome.status)) ?? 0) + 1);
-      console.log(
-        `[sigterm] exit ${JSON.stringify(exit)} ${exitMs} ms after SIGTERM (lifecycle: stopped in ${stoppedLine ?? "?"} ms); ` +
-          `deliveries during shutdown: ${JSON.stringify(Object.fromEntries(kinds))}; after exit: ${JSON.stringify(afterExit)}`,
-      );
-
-      expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
-      expect.soft(exit.code).toBe(0);
-      expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
-      // Every delivery during the shutdown had an answer (200, or 503 once stopping) or found the listener closed; none hung.
-      expect.soft(during.filter((d) => !(d.outcome.status === 200 || d.outcome.status === 503 || d.outcome.status === "refused" || d.outcome.status === "reset"))).toEqual([]);
-      expect.soft(during.filter((d) => d.outcome.status === "hang")).toEqual([]);
-
-      // Nothing left mid-lease, nothing for the reaper, nothing acknowledged lost, nothing twice.
-      expect.soft(afterExit.processing ?? 0).toBe(0);
-      const leaseExpired = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempt where error like 'lease expired%'`;
-      expect.soft(leaseExpired[0]?.n).toBe(0);
-      const ackedDuring = during.filter((d) => d.outcome.status === 200).map((d) => d.id);
-      const expectedIds = new Set([...ns.map(idOf), ...ackedDuring]);
-      const rows = await sql<{ event_id: string; n: number }[]>`select event_id, count(*)::int as n from webhook_event where source = 'stripe' group by event_id`;
-      const rowCount = new Map(rows.map((r) => [r.event_id, r.n]));
-      expect.soft([...expectedIds].filter((id) => rowCount.get(id) !== 1)).toEqual([]);
-      // Besides those, only deliveries whose answer was lost (reset) may have been claimed.
-      const unanswered = new Set(during.filter((d) => d.outcome.status !== 200).map((d) => d.id));
-      expect.soft(rows.filter((r) => !expectedIds.has(r.event_id) && !unanswered.has(r.event_id))).toEqual([]);
-      const resets = during.filter((d) => d.outcome.status === "reset");
-      if (resets.length > 0)
-        console.log(`[sigterm] ${resets.length} reset (no answer), of which in the ledger: ${resets.filter((d) => rowCount.has(d.id)).length}: ${JSON.stringify(resets.map((d) => d.outcome))}`);
-      expect.soft(afterExit.settled ?? 0).toBeGreaterThan(counts.settled ?? 0);
-      expect.soft(afterExit.settled ?? 0).toBeLessThan(rows.length);
-
-      // 3. A restart finishes the rest: every event settled, by exactly one settled attempt.
-      const finisher = await launch(dbUrl, DRAIN_ENV);
-      const finishStarted = Date.now();
-      let final: Record<string, number> = {};
-      while (Date.now() - finishStarted < 60_000) {
-        final = await statusCounts(sql);
-        if ((final.settled ?? 0) === rows.length) break;
-        await sleep(100);
+    // Deliveries keep arriving through the shutdown (new ids), on keep-alive connections.
+    let next = EVENTS;
+    const during: { id: string; n: number; outcome: Outcome & { ms: number } }[] = [];
+    let exited = false;
+    const senders = Array.from({ length: 6 }, async () => {
+      while (!exited) {
+        const n = next++;
+        const outcome = await post(webhookUrl, delivery(idOf(n), n), 5000);
+        during.push({ id: idOf(n), n, outcome });
+        // Back to back while answered (the next request may go out on a connection the server is closing); paced once refused.
+        if (typeof outcome.status !== "number") await sleep(20);
       }
-      console.log(`[sigterm] restart settled the rest in ${Date.now() - finishStarted} ms: ${JSON.stringify(final)}`);
-      expect(final).toEqual({ settled: rows.length });
-      const attempts = await sql<{ event_id: string; settled: number; other: number }[]>`
+    });
+    await sleep(100);
+    const killedAt = Date.now();
+    drainer.proc.kill("SIGTERM");
+    const exit = await drainer.proc.waitForExit(SHUTDOWN_TIMEOUT_MS + 10_000);
+    const exitMs = Date.now() - killedAt;
+    exited = true;
+    await Promise.all(senders);
+    const stoppedLine = /stopped in (\d+) ms/.exec(drainer.proc.stdout)?.[1];
+    const afterExit = await statusCounts(sql);
+    const kinds = new Map<string, number>();
+    for (const d of during) kinds.set(String(d.outcome.status), (kinds.get(String(d.outcome.status)) ?? 0) + 1);
+    console.log(
+      `[sigterm] exit ${JSON.stringify(exit)} ${exitMs} ms after SIGTERM (lifecycle: stopped in ${stoppedLine ?? "?"} ms); ` +
+        `deliveries during shutdown: ${JSON.stringify(Object.fromEntries(kinds))}; after exit: ${JSON.stringify(afterExit)}`,
+    );
+
+    expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
+    expect.soft(exit.code).toBe(0);
+    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    // Every delivery during the shutdown had an answer (200, or 503 once stopping) or found the listener closed; none hung.
+    expect
+      .soft(
+        during.filter(
+          (d) =>
+            !(
+              d.outcome.status === 200 ||
+              d.outcome.status === 503 ||
+              d.outcome.status === "refused" ||
+              d.outcome.status === "reset"
+            ),
+        ),
+      )
+      .toEqual([]);
+    expect.soft(during.filter((d) => d.outcome.status === "hang")).toEqual([]);
+
+    // Nothing left mid-lease, nothing for the reaper, nothing acknowledged lost, nothing twice.
+    expect.soft(afterExit.processing ?? 0).toBe(0);
+    const leaseExpired = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from webhook_attempt where error like 'lease expired%'`;
+    expect.soft(leaseExpired[0]?.n).toBe(0);
+    const ackedDuring = during.filter((d) => d.outcome.status === 200).map((d) => d.id);
+    const expectedIds = new Set([...ns.map(idOf), ...ackedDuring]);
+    const rows = await sql<
+      { event_id: string; n: number }[]
+    >`select event_id, count(*)::int as n from webhook_event where source = 'stripe' group by event_id`;
+    const rowCount = new Map(rows.map((r) => [r.event_id, r.n]));
+    expect.soft([...expectedIds].filter((id) => rowCount.get(id) !== 1)).toEqual([]);
+    // Besides those, only deliveries whose answer was lost (reset) may have been claimed.
+    const unanswered = new Set(during.filter((d) => d.outcome.status !== 200).map((d) => d.id));
+    expect.soft(rows.filter((r) => !expectedIds.has(r.event_id) && !unanswered.has(r.event_id))).toEqual([]);
+    const resets = during.filter((d) => d.outcome.status === "reset");
+    if (resets.length > 0)
+      console.log(
+        `[sigterm] ${resets.length} reset (no answer), of which in the ledger: ${resets.filter((d) => rowCount.has(d.id)).length}: ${JSON.stringify(resets.map((d) => d.outcome))}`,
+      );
+    expect.soft(afterExit.settled ?? 0).toBeGreaterThan(counts.settled ?? 0);
+    expect.soft(afterExit.settled ?? 0).toBeLessThan(rows.length);
+
+    // 3. A restart finishes the rest: every event settled, by exactly one settled attempt.
+    const finisher = await launch(dbUrl, DRAIN_ENV);
+    const finishStarted = Date.now();
+    let final: Record<string, number> = {};
+    while (Date.now() - finishStarted < 60_000) {
+      final = await statusCounts(sql);
+      if ((final.settled ?? 0) === rows.length) break;
+      await sleep(100);
+    }
+    console.log(`[sigterm] restart settled the rest in ${Date.now() - finishStarted} ms: ${JSON.stringify(final)}`);
+    expect(final).toEqual({ settled: rows.length });
+    const attempts = await sql<{ event_id: string; settled: number; other: number }[]>`
         select e.event_id,
                count(a.id) filter (where a.outcome = 'settled')::int as settled,
                count(a.id) filter (where a.outcome <> 'settled')::int as other
         from webhook_event e left join webhook_attempt a on a.source = e.source and a.event_id = e.event_id
         group by e.event_id`;
-      expect(attempts.length).toBe(rows.length);
-      expect(attempts.filter((a) => a.settled !== 1)).toEqual([]);
-      expect(attempts.filter((a) => a.other !== 0)).toEqual([]);
+    expect(attempts.length).toBe(rows.length);
+    expect(attempts.filter((a) => a.settled !== 1)).toEqual([]);
+    expect(attempts.filter((a) => a.other !== 0)).toEqual([]);
 
-      // Exactly-once, seen in business state: each customer's running total is the sum of its invoices.
-      const expected = new Map<string, { amount: number; count: number }>();
-      for (const r of rows) {
-        const n = Number(r.event_id.slice("evt_sigterm_".length));
-        const t = expected.get(customerOf(n)) ?? { amount: 0, count: 0 };
-        expected.set(customerOf(n), { amount: t.amount + amountOf(n), count: t.count + 1 });
-      }
-      const totals = await sql<{ customer_id: string; amount_paid: string; invoice_count: number }[]>`
+    // Exactly-once, seen in business state: each customer's running total is the sum of its invoices.
+    const expected = new Map<string, { amount: number; count: number }>();
+    for (const r of rows) {
+      const n = Number(r.event_id.slice("evt_sigterm_".length));
+      const t = expected.get(customerOf(n)) ?? { amount: 0, count: 0 };
+      expected.set(customerOf(n), { amount: t.amount + amountOf(n), count: t.count + 1 });
+    }
+    const totals = await sql<{ customer_id: string; amount_paid: string; invoice_count: number }[]>`
         select customer_id, amount_paid::text, invoice_count from customer_total where source = 'stripe'`;
-      expect(Object.fromEntries(totals.map((t) => [t.customer_id, { amount: Number(t.amount_paid), count: t.invoice_count }]))).toEqual(Object.fromEntries(expected));
+    expect(
+      Object.fromEntries(totals.map((t) => [t.customer_id, { amount: Number(t.amount_paid), count: t.invoice_count }])),
+    ).toEqual(Object.fromEntries(expected));
 
-      await finisher.stop("SIGTERM");
-      expect(finisher.proc.exited).toMatchObject({ code: 0 });
-    },
-    120_000,
-  );
+    await finisher.stop("SIGTERM");
+    expect(finisher.proc.exited).toMatchObject({ code: 0 });
+  }, 120_000);
 
   // Fails on 0a4f5bf: the answer to a delivery accepted before SIGTERM says `Connection: keep-alive`, so
   // its socket stays open after it; the intake stage waits on server.close(), which waits for every
   // socket, so it only ends when the lifecycle gives up at SHUTDOWN_TIMEOUT_MS (exit 1). Meanwhile the
   // "work" stage never starts: the worker keeps leasing batches until process.exit cuts one short.
-  it(
-    "[faults] SIGTERM while a delivery is in flight on a keep-alive connection that then goes quiet: it is answered, and the process still exits 0 within SHUTDOWN_TIMEOUT_MS with nothing left mid-lease",
-    async () => {
-      const { url: dbUrl, sql } = await database("faults_sigterm_keepalive");
-      await claimBacklog(dbUrl, sql);
-      const drainer = await launch(dbUrl, DRAIN_ENV);
-      await waitForSettled(sql, 100);
+  it("[faults] SIGTERM while a delivery is in flight on a keep-alive connection that then goes quiet: it is answered, and the process still exits 0 within SHUTDOWN_TIMEOUT_MS with nothing left mid-lease", async () => {
+    const { url: dbUrl, sql } = await database("faults_sigterm_keepalive");
+    await claimBacklog(dbUrl, sql);
+    const drainer = await launch(dbUrl, DRAIN_ENV);
+    await waitForSettled(sql, 100);
 
-      const n = EVENTS;
-      let killedAt = 0;
-      const inFlight = await slowKeepAliveDelivery(drainer.port, delivery(idOf(n), n), async () => {
-        await sleep(200);
-        killedAt = Date.now();
-        drainer.proc.kill("SIGTERM");
-        await sleep(300);
-      });
-      const exit = await drainer.proc.waitForExit(SHUTDOWN_TIMEOUT_MS + 10_000);
-      const exitMs = Date.now() - killedAt;
-      const closedMs = (inFlight.closedAt() ?? NaN) - killedAt;
-      inFlight.socket.destroy();
-      const afterExit = await statusCounts(sql);
-      console.log(
-        `[sigterm/keep-alive] in-flight delivery: ${inFlight.status} (connection: ${inFlight.connection}); its socket closed by the server ${closedMs} ms after SIGTERM; ` +
-          `exit ${JSON.stringify(exit)} ${exitMs} ms after SIGTERM; after exit: ${JSON.stringify(afterExit)}\n` +
-          drainer.proc.stdout
-            .split("\n")
-            .filter((l) => l.startsWith("[receiver]"))
-            .join("\n"),
-      );
+    const n = EVENTS;
+    let killedAt = 0;
+    const inFlight = await slowKeepAliveDelivery(drainer.port, delivery(idOf(n), n), async () => {
+      await sleep(200);
+      killedAt = Date.now();
+      drainer.proc.kill("SIGTERM");
+      await sleep(300);
+    });
+    const exit = await drainer.proc.waitForExit(SHUTDOWN_TIMEOUT_MS + 10_000);
+    const exitMs = Date.now() - killedAt;
+    const closedMs = (inFlight.closedAt() ?? NaN) - killedAt;
+    inFlight.socket.destroy();
+    const afterExit = await statusCounts(sql);
+    console.log(
+      `[sigterm/keep-alive] in-flight delivery: ${inFlight.status} (connection: ${inFlight.connection}); its socket closed by the server ${closedMs} ms after SIGTERM; ` +
+        `exit ${JSON.stringify(exit)} ${exitMs} ms after SIGTERM; after exit: ${JSON.stringify(afterExit)}\n` +
+        drainer.proc.stdout
+          .split("\n")
+          .filter((l) => l.startsWith("[receiver]"))
+          .join("\n"),
+    );
 
-      // Accepted before the signal, so answered; and committed, since it was answered 200.
-      expect(inFlight.status).toBe(200);
-      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_event where event_id = ${idOf(n)}`;
-      expect(row?.n).toBe(1);
-      // An idle keep-alive connection must not hold the drain: exit 0, in time, the worker stopped cleanly.
-      expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
-      expect.soft(exit.code).toBe(0);
-      expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
-      expect.soft(afterExit.processing ?? 0).toBe(0);
-    },
-    90_000,
-  );
+    // Accepted before the signal, so answered; and committed, since it was answered 200.
+    expect(inFlight.status).toBe(200);
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_event where event_id = ${idOf(n)}`;
+    expect(row?.n).toBe(1);
+    // An idle keep-alive connection must not hold the drain: exit 0, in time, the worker stopped cleanly.
+    expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
+    expect.soft(exit.code).toBe(0);
+    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect.soft(afterExit.processing ?? 0).toBe(0);
+  }, 90_000);
 });

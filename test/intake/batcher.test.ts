@@ -41,7 +41,9 @@ describe("ClaimBatcher", () => {
     const ids = ["evt_s0", "evt_s1", "evt_s2", "evt_s3"];
     expect((await Promise.all(ids.map((id) => batcher.claim(big(id))))).every((r) => r.claimed)).toBe(true);
     const small = new ClaimBatcher(db, { stallMs: 60_000, maxBatchBytes: 100 });
-    expect((await Promise.all(["evt_t0", "evt_t1", "evt_t2"].map((id) => small.claim(event(id))))).every((r) => r.claimed)).toBe(true);
+    expect(
+      (await Promise.all(["evt_t0", "evt_t1", "evt_t2"].map((id) => small.claim(event(id))))).every((r) => r.claimed),
+    ).toBe(true);
     const rows = await deliveries();
     // One ≈75-byte body per statement: four statements for the big ones; the ≈40-byte ones pair up after the first.
     expect(new Set(rows.slice(0, 4).map((r) => r.at)).size).toBe(4);
@@ -52,10 +54,14 @@ describe("ClaimBatcher", () => {
     const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
     // A number beyond numeric's range: JSON.parse takes it, jsonb refuses it (22003).
     const refused = event("evt_bad", `{"id":"evt_bad","n":1${"0".repeat(140_000)}}`);
-    const settled = await Promise.allSettled([event("evt_first"), event("evt_b1"), refused, event("evt_b2")].map((e) => batcher.claim(e)));
+    const settled = await Promise.allSettled(
+      [event("evt_first"), event("evt_b1"), refused, event("evt_b2")].map((e) => batcher.claim(e)),
+    );
     expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect(isDataError((settled[2] as PromiseRejectedResult).reason)).toBe(true);
-    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event order by event_id`));
+    const events = rowsOf<{ event_id: string }>(
+      await db.execute(sql`select event_id from webhook_event order by event_id`),
+    );
     expect(events.map((e) => e.event_id)).toEqual(["evt_b1", "evt_b2", "evt_first"]);
     expect((await deliveries()).map((r) => r.event_id).sort()).toEqual(["evt_b1", "evt_b2", "evt_first"]);
   });
@@ -101,7 +107,9 @@ describe("ClaimBatcher", () => {
     const bad = () => parseClaim({ source: "stripe", eventId: "evt_v1", eventType: "", rawBody: "{}", headers: {} });
     expect(bad).toThrow(ValidationError);
     expect(bad).toThrow(/^eventType: /);
-    expect(() => parseClaim({ source: "stripe", eventId: "evt_\u0000", eventType: "x", rawBody: "{}", headers: {} })).toThrow(/eventId: holds U\+0000/);
+    expect(() =>
+      parseClaim({ source: "stripe", eventId: "evt_\u0000", eventType: "x", rawBody: "{}", headers: {} }),
+    ).toThrow(/eventId: holds U\+0000/);
   });
 
   it("[ledger] when the database is unreachable every delivery in the batch gets the error", async () => {
@@ -151,7 +159,10 @@ describe("ClaimBatcher", () => {
       try {
         const batcher = new ClaimBatcher(db, { timeoutMs: 300, maxInFlight: 1, stallMs: 10 });
         const started = performance.now();
-        const [inFlight, queued] = await Promise.allSettled([batcher.claim(event("evt_locked")), batcher.claim(event("evt_queued"))]);
+        const [inFlight, queued] = await Promise.allSettled([
+          batcher.claim(event("evt_locked")),
+          batcher.claim(event("evt_queued")),
+        ]);
         const ms = performance.now() - started;
         expect(ms).toBeLessThan(1500);
         expect(inFlight.status === "rejected" && inFlight.reason).toBeInstanceOf(UnavailableError);
@@ -164,7 +175,9 @@ describe("ClaimBatcher", () => {
       }
       // The in-flight claim commits once the lock goes (harmless: the provider's retry is a duplicate);
       // the queued one was never sent.
-      await expect.poll(async () => (await deliveries()).map((r) => r.event_id), { timeout: 5000 }).toEqual(["evt_locked"]);
+      await expect
+        .poll(async () => (await deliveries()).map((r) => r.event_id), { timeout: 5000 })
+        .toEqual(["evt_locked"]);
       const again = new ClaimBatcher(db);
       expect(await again.claim(event("evt_locked"))).toEqual({ claimed: false, reprocessed: false });
       expect(await again.claim(event("evt_queued"))).toEqual({ claimed: true, reprocessed: false });
@@ -173,12 +186,20 @@ describe("ClaimBatcher", () => {
     it("[ledger] past the waiting room's bound (count or bytes) a claim is refused at once, and the bytes are given back", async () => {
       const lock = await holdLock("evt_hold");
       try {
-        const batcher = new ClaimBatcher(db, { timeoutMs: 5000, maxInFlight: 1, stallMs: 60_000, maxQueue: 2, maxQueueBytes: 200 });
+        const batcher = new ClaimBatcher(db, {
+          timeoutMs: 5000,
+          maxInFlight: 1,
+          stallMs: 60_000,
+          maxQueue: 2,
+          maxQueueBytes: 200,
+        });
         const first = batcher.claim(event("evt_hold")); // in flight, stuck on the lock
         const waiting = [batcher.claim(event("evt_q1"))];
         const started = performance.now();
         // ≈ 40 bytes each are held: a fourth body of ≈ 150 bytes is past 200 bytes.
-        await expect(batcher.claim(event("evt_big", JSON.stringify({ id: "evt_big", pad: "x".repeat(120) })))).rejects.toThrow(/intake full/);
+        await expect(
+          batcher.claim(event("evt_big", JSON.stringify({ id: "evt_big", pad: "x".repeat(120) }))),
+        ).rejects.toThrow(/intake full/);
         waiting.push(batcher.claim(event("evt_q2")));
         await expect(batcher.claim(event("evt_q3"))).rejects.toBeInstanceOf(UnavailableError);
         expect(performance.now() - started).toBeLessThan(100);

@@ -43,10 +43,17 @@ describe("claimEvents", () => {
 
   it("[ledger] a duplicate is not claimed, adds no event row, and is recorded as a delivery", async () => {
     await claimOne(db, input());
-    expect(await claimOne(db, input({ rawBody: '{"id":"evt_1","changed":true}' }))).toEqual({ claimed: false, reprocessed: false });
-    const events = rowsOf<{ n: number; raw: string }>(await db.execute(sql`select count(*)::int as n, min(raw_body) as raw from webhook_event`));
+    expect(await claimOne(db, input({ rawBody: '{"id":"evt_1","changed":true}' }))).toEqual({
+      claimed: false,
+      reprocessed: false,
+    });
+    const events = rowsOf<{ n: number; raw: string }>(
+      await db.execute(sql`select count(*)::int as n, min(raw_body) as raw from webhook_event`),
+    );
     expect(events[0]).toEqual({ n: 1, raw: input().rawBody });
-    const deliveries = rowsOf<{ claimed: boolean }>(await db.execute(sql`select claimed from webhook_delivery order by id`));
+    const deliveries = rowsOf<{ claimed: boolean }>(
+      await db.execute(sql`select claimed from webhook_delivery order by id`),
+    );
     expect(deliveries.map((d) => d.claimed)).toEqual([true, false]);
   });
 
@@ -72,11 +79,19 @@ describe("claimEvents", () => {
 
   it("[ledger] escapes and numbers jsonb refuses (a lone surrogate, an exponent past numeric's range) keep the raw body and get a storable copy", async () => {
     const raw = '{"id":"evt_odd","note":"a\\ud800b","\\u0000key":1,"big":1e999999}';
-    expect(await claimOne(db, input({ eventId: "evt_odd", rawBody: raw }))).toEqual({ claimed: true, reprocessed: false });
+    expect(await claimOne(db, input({ eventId: "evt_odd", rawBody: raw }))).toEqual({
+      claimed: true,
+      reprocessed: false,
+    });
     const [row] = rowsOf<{ raw_body: string; note: string; big: unknown; keys: string[] }>(
       await db.execute(sql`select raw_body, payload->>'note' as note, payload->'big' as big,
         array(select jsonb_object_keys(payload)) as keys from webhook_event`),
     );
-    expect(row).toEqual({ raw_body: raw, note: "a\uFFFDb", big: null, keys: expect.arrayContaining(["\uFFFDkey"]) as unknown });
+    expect(row).toEqual({
+      raw_body: raw,
+      note: "a\uFFFDb",
+      big: null,
+      keys: expect.arrayContaining(["\uFFFDkey"]) as unknown,
+    });
   });
 });

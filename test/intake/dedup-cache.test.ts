@@ -5,7 +5,13 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { tmpdir } from "node:os";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { connectDedupCache, dedupCacheKey, noDedupCache, type DedupCache, type DedupCacheOptions } from "@/lib/intake/dedup-cache";
+import {
+  connectDedupCache,
+  dedupCacheKey,
+  noDedupCache,
+  type DedupCache,
+  type DedupCacheOptions,
+} from "@/lib/intake/dedup-cache";
 
 /** The shared Redis: never flushed; every test writes under its own prefix and deletes only that. */
 const SHARED_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -63,7 +69,20 @@ async function freePort() {
 async function startRedis(port: number) {
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", tmpdir()],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+      "--dir",
+      tmpdir(),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   children.add(child);

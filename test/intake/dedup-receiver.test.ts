@@ -15,7 +15,10 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-const body = (id: string) => JSON.stringify(stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_${id}`, customerId: "cus_Storm000001", amount: 100 }));
+const body = (id: string) =>
+  JSON.stringify(
+    stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_${id}`, customerId: "cus_Storm000001", amount: 100 }),
+  );
 
 async function post(url: string, id: string): Promise<{ status: number; duplicate?: boolean }> {
   const d = signStripe(body(id), TEST_SECRETS.stripe);
@@ -31,7 +34,9 @@ describe("the Redis short-circuit in front of the ledger", () => {
     // A generous budget: this test is about what is answered, not how fast (a loaded machine misses 5 ms).
     const cache: DedupCache = connectDedupCache({ url: redis.url, ttlSeconds: 60, timeoutMs: 2000 });
     cleanup.push(() => cache.close());
-    await expect.poll(async () => (cache.mark("probe", "warm-up"), await cache.seen("probe", "warm-up")), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () => (cache.mark("probe", "warm-up"), await cache.seen("probe", "warm-up")), { timeout: 5000 })
+      .toBe(true);
     const server = await startReceiverServer({ ...depsFor(db), dedup: cache });
     cleanup.push(server.close);
 
@@ -39,7 +44,11 @@ describe("the Redis short-circuit in front of the ledger", () => {
     const firsts = await Promise.all(ids.map((id) => post(server.url, id)));
     expect(firsts.every((r) => r.status === 200 && r.duplicate === false)).toBe(true);
     // The markers are fire-and-forget: wait until Redis has them all.
-    await expect.poll(async () => (await Promise.all(ids.map((id) => cache.seen("stripe", id)))).every(Boolean), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () => (await Promise.all(ids.map((id) => cache.seen("stripe", id)))).every(Boolean), {
+        timeout: 5000,
+      })
+      .toBe(true);
 
     // Round 1: every retry answers duplicate, and none reaches the ledger's delivery log.
     const round1 = await Promise.all(ids.flatMap((id) => [post(server.url, id), post(server.url, id)]));
@@ -49,7 +58,10 @@ describe("the Redis short-circuit in front of the ledger", () => {
     // Redis dies mid-storm: the same retries still answer duplicate, now from the ledger; new events still claim.
     const storm = Promise.all(
       Array.from({ length: 10 }, async (_, round) => {
-        const answers = await Promise.all([...ids.map((id) => post(server.url, id)), post(server.url, `evt_new_${round}`)]);
+        const answers = await Promise.all([
+          ...ids.map((id) => post(server.url, id)),
+          post(server.url, `evt_new_${round}`),
+        ]);
         return answers;
       }),
     );
@@ -63,7 +75,9 @@ describe("the Redis short-circuit in front of the ledger", () => {
     expect(after.every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
     expect(await query(db, sql`select count(*)::int as n from webhook_event`)).toEqual([{ n: 30 }]);
     // With Redis gone, retries are recorded by the ledger again.
-    const [{ n }] = (await query(db, sql`select count(*)::int as n from webhook_delivery where not claimed`)) as [{ n: number }];
+    const [{ n }] = (await query(db, sql`select count(*)::int as n from webhook_delivery where not claimed`)) as [
+      { n: number },
+    ];
     expect(n).toBeGreaterThanOrEqual(20);
   });
 });

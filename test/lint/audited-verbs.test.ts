@@ -19,9 +19,12 @@ const SINKS: Record<string, string> = { audited: "lib/auth/audited.ts", writeAud
 const NOT_FOLLOWED = new Set(["lib/auth/audited.ts#requirePermission"]);
 /** Imported by a server action, changes nothing, and is not named as a read: why each needs no audit row. */
 const EXCEPTIONS: Record<string, string> = {
-  "lib/auth/audited.ts#requirePermission": "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
-  "lib/worker/settings.ts#workerSettingsFromEnv": "pure: builds the worker's lease length, retry policy and handlers from the Env for process-now",
-  "lib/replay/runs.ts#replayInputFromPreview": "pure: the real run's input read off a finished preview row the action already fetched",
+  "lib/auth/audited.ts#requirePermission":
+    "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
+  "lib/worker/settings.ts#workerSettingsFromEnv":
+    "pure: builds the worker's lease length, retry policy and handlers from the Env for process-now",
+  "lib/replay/runs.ts#replayInputFromPreview":
+    "pure: the real run's input read off a finished preview row the action already fetched",
 };
 const MAX_DEPTH = 3;
 
@@ -55,11 +58,14 @@ function program(roots: string[], virtual: Record<string, string> = {}): ts.Prog
   const host = ts.createCompilerHost(options, true);
   const { fileExists, directoryExists, readFile, getSourceFile } = host;
   host.fileExists = (f) => f in virtual || fileExists.call(host, f);
-  host.directoryExists = (d) => Object.keys(virtual).some((f) => f.startsWith(`${d}/`)) || (directoryExists?.call(host, d) ?? true);
+  host.directoryExists = (d) =>
+    Object.keys(virtual).some((f) => f.startsWith(`${d}/`)) || (directoryExists?.call(host, d) ?? true);
   host.readFile = (f) => virtual[f] ?? readFile.call(host, f);
   host.getSourceFile = (f, lang, onError, create) => {
     const text = virtual[f];
-    return text === undefined ? getSourceFile.call(host, f, lang, onError, create) : ts.createSourceFile(f, text, lang, true);
+    return text === undefined
+      ? getSourceFile.call(host, f, lang, onError, create)
+      : ts.createSourceFile(f, text, lang, true);
   };
   return ts.createProgram({ rootNames: [...roots, ...Object.keys(virtual)], options, host });
 }
@@ -79,7 +85,12 @@ const declId = (decl: ts.Declaration) => {
 /** The function body a declaration stands for, if it is a function (declaration, or a const arrow/function). */
 function functionOf(decl: ts.Declaration): ts.FunctionLikeDeclaration | undefined {
   if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl)) return decl.body ? decl : undefined;
-  if (ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) return decl.initializer;
+  if (
+    ts.isVariableDeclaration(decl) &&
+    decl.initializer &&
+    (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
+  )
+    return decl.initializer;
   return undefined;
 }
 
@@ -94,7 +105,12 @@ function calls(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
 }
 
 /** The call chain from `fn` to audited()/writeAudit(), through lib/ functions, or undefined. */
-function auditPath(checker: ts.TypeChecker, fn: ts.FunctionLikeDeclaration, depth: number, seen: Set<ts.Node>): string[] | undefined {
+function auditPath(
+  checker: ts.TypeChecker,
+  fn: ts.FunctionLikeDeclaration,
+  depth: number,
+  seen: Set<ts.Node>,
+): string[] | undefined {
   if (seen.has(fn)) return undefined;
   seen.add(fn);
   for (const call of calls(fn)) {
@@ -118,17 +134,27 @@ function verdict(checker: ts.TypeChecker, decl: ts.Declaration, exceptions: Reco
   if (!fn) return { kind: "not-a-function" };
   if (id in exceptions) return { kind: "exception" };
   if (READ.test(name)) {
-    const write = calls(fn).find((c) => ts.isPropertyAccessExpression(c.expression) && ["insert", "update", "delete"].includes(c.expression.name.text));
+    const write = calls(fn).find(
+      (c) =>
+        ts.isPropertyAccessExpression(c.expression) && ["insert", "update", "delete"].includes(c.expression.name.text),
+    );
     return write ? { kind: "read-writes", call: write.expression.getText() } : { kind: "read" };
   }
   const via = auditPath(checker, fn, 1, new Set());
   return via ? { kind: "audited", via } : { kind: "unaudited" };
 }
 
-const isServerActions = (sf: ts.SourceFile) => sf.statements.some((s) => ts.isExpressionStatement(s) && ts.isStringLiteral(s.expression) && s.expression.text === "use server");
+const isServerActions = (sf: ts.SourceFile) =>
+  sf.statements.some(
+    (s) => ts.isExpressionStatement(s) && ts.isStringLiteral(s.expression) && s.expression.text === "use server",
+  );
 
 /** Every lib/ function the server actions among `files` import (value imports), with its verdict. */
-function importedVerbs(prog: ts.Program, files: string[], exceptions: Record<string, string> = EXCEPTIONS): Map<string, Imported> {
+function importedVerbs(
+  prog: ts.Program,
+  files: string[],
+  exceptions: Record<string, string> = EXCEPTIONS,
+): Map<string, Imported> {
   const checker = prog.getTypeChecker();
   const out = new Map<string, Imported>();
   for (const file of files) {
@@ -139,8 +165,12 @@ function importedVerbs(prog: ts.Program, files: string[], exceptions: Record<str
       const names: ts.Identifier[] = [];
       const bindings = stmt.importClause?.namedBindings;
       if (stmt.importClause?.name) names.push(stmt.importClause.name);
-      if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) if (!el.isTypeOnly) names.push(el.name);
-      if (bindings && ts.isNamespaceImport(bindings)) throw new Error(`${rel(file)}: import * from ${stmt.moduleSpecifier.getText()}: name the verbs, so this test can see them`);
+      if (bindings && ts.isNamedImports(bindings))
+        for (const el of bindings.elements) if (!el.isTypeOnly) names.push(el.name);
+      if (bindings && ts.isNamespaceImport(bindings))
+        throw new Error(
+          `${rel(file)}: import * from ${stmt.moduleSpecifier.getText()}: name the verbs, so this test can see them`,
+        );
       for (const local of names) {
         const decl = resolve(checker, local);
         if (!decl || !inLib(decl.getSourceFile().fileName)) continue;
@@ -164,18 +194,42 @@ function serverActionFiles(): string[] {
 describe("every state-changing verb a server action reaches is audited", () => {
   const files = serverActionFiles();
   const verbs = importedVerbs(program(files), files);
-  const by = (kind: Verdict["kind"]) => [...verbs.values()].filter((v) => v.verdict.kind === kind).map((v) => v.id.split("#")[1]);
+  const by = (kind: Verdict["kind"]) =>
+    [...verbs.values()].filter((v) => v.verdict.kind === kind).map((v) => v.id.split("#")[1]);
 
   it("finds the server actions and what they import from lib/", () => {
-    expect(files.map(rel)).toEqual(expect.arrayContaining(["app/(console)/events/actions.ts", "app/(console)/users/actions.ts", "app/setup/actions.ts"]));
-    expect(by("audited")).toEqual(expect.arrayContaining(["createUser", "setUserRole", "setUserDisabled", "changePassword", "requeueEvent", "processEventNow", "requeueMatching", "cancelReplayRun", "launchReplay", "resumeReplay", "completeSetup"]));
+    expect(files.map(rel)).toEqual(
+      expect.arrayContaining([
+        "app/(console)/events/actions.ts",
+        "app/(console)/users/actions.ts",
+        "app/setup/actions.ts",
+      ]),
+    );
+    expect(by("audited")).toEqual(
+      expect.arrayContaining([
+        "createUser",
+        "setUserRole",
+        "setUserDisabled",
+        "changePassword",
+        "requeueEvent",
+        "processEventNow",
+        "requeueMatching",
+        "cancelReplayRun",
+        "launchReplay",
+        "resumeReplay",
+        "completeSetup",
+      ]),
+    );
     expect(by("read")).toEqual(expect.arrayContaining(["getEnv", "countRequeueable", "getReplayRun"]));
   });
 
   it("each is a read, an exception with its reason, or calls audited()/writeAudit()", () => {
     const bad = [...verbs.values()]
       .filter((v) => v.verdict.kind === "unaudited" || v.verdict.kind === "read-writes")
-      .map((v) => `${v.id} (imported by ${v.from.join(", ")}): ${v.verdict.kind === "read-writes" ? `named as a read but calls ${v.verdict.call}` : "no call to audited() or writeAudit() in its body or the lib/ functions it calls"}`);
+      .map(
+        (v) =>
+          `${v.id} (imported by ${v.from.join(", ")}): ${v.verdict.kind === "read-writes" ? `named as a read but calls ${v.verdict.call}` : "no call to audited() or writeAudit() in its body or the lib/ functions it calls"}`,
+      );
     expect(bad).toEqual([]);
   });
 
@@ -185,7 +239,9 @@ describe("every state-changing verb a server action reaches is audited", () => {
   });
 
   it("follows a verb through the lib/ functions it calls to its audit", () => {
-    const table = [...verbs.values()].filter((v) => v.verdict.kind === "audited").map((v) => `${v.id} → ${(v.verdict as { via: string[] }).via.join(" → ")}`);
+    const table = [...verbs.values()]
+      .filter((v) => v.verdict.kind === "audited")
+      .map((v) => `${v.id} → ${(v.verdict as { via: string[] }).via.join(" → ")}`);
     expect(table).toContain("lib/replay/embedded.ts#launchReplay → startReplayRun → audited");
     expect(table).toContain("lib/auth/bootstrap.ts#completeSetup → writeAudit");
   });

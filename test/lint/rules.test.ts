@@ -14,7 +14,11 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 
 let eslint: ESLint;
 beforeAll(() => {
-  eslint = new ESLint({ cwd: ROOT, overrideConfigFile: path.join(ROOT, "eslint.config.mjs"), overrideConfig: tseslint.configs.disableTypeChecked as Linter.Config });
+  eslint = new ESLint({
+    cwd: ROOT,
+    overrideConfigFile: path.join(ROOT, "eslint.config.mjs"),
+    overrideConfig: tseslint.configs.disableTypeChecked as Linter.Config,
+  });
 });
 
 async function errors(filePath: string, code: string): Promise<Linter.LintMessage[]> {
@@ -26,23 +30,54 @@ async function errors(filePath: string, code: string): Promise<Linter.LintMessag
 async function expectFires(filePath: string, code: string, ruleId: string, mentions?: string | RegExp) {
   const found = await errors(filePath, code);
   const hits = found.filter((m) => m.ruleId === ruleId);
-  expect(hits, `${filePath} should fire ${ruleId}; got ${JSON.stringify(found.map((m) => [m.ruleId, m.message]))}`).not.toHaveLength(0);
+  expect(
+    hits,
+    `${filePath} should fire ${ruleId}; got ${JSON.stringify(found.map((m) => [m.ruleId, m.message]))}`,
+  ).not.toHaveLength(0);
   if (mentions) expect(hits.map((m) => m.message).join("\n")).toMatch(mentions);
 }
 
 async function expectClean(filePath: string, code: string) {
   const found = await errors(filePath, code);
-  expect(found.map((m) => `${m.ruleId}: ${m.message}`), filePath).toEqual([]);
+  expect(
+    found.map((m) => `${m.ruleId}: ${m.message}`),
+    filePath,
+  ).toEqual([]);
 }
 
 describe("lint: process.env only in lib/env.ts", () => {
   it("fires for a read, a destructuring and an import of env, in lib/, db/, app/, components/, server.ts and proxy.ts", async () => {
-    await expectFires("lib/ledger/__fixture__.ts", "export const url = process.env.DATABASE_URL;\n", "no-restricted-properties", /lib\/env\.ts/);
-    await expectFires("lib/cli/__fixture__.ts", "const { env } = process;\nexport const copy = { ...env };\n", "no-restricted-properties");
-    await expectFires("lib/worker/__fixture__.ts", 'import { env } from "node:process";\nexport const port = env.PORT;\n', "no-restricted-imports");
-    await expectFires("db/__fixture__.ts", "export const url = process.env.DATABASE_URL;\n", "no-restricted-properties");
-    await expectFires("app/api/__fixture__/route.ts", "export const url = process.env.APP_URL;\n", "no-restricted-properties");
-    await expectFires("components/__fixture__.tsx", "export const dev = process.env.NODE_ENV;\n", "no-restricted-properties");
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      "export const url = process.env.DATABASE_URL;\n",
+      "no-restricted-properties",
+      /lib\/env\.ts/,
+    );
+    await expectFires(
+      "lib/cli/__fixture__.ts",
+      "const { env } = process;\nexport const copy = { ...env };\n",
+      "no-restricted-properties",
+    );
+    await expectFires(
+      "lib/worker/__fixture__.ts",
+      'import { env } from "node:process";\nexport const port = env.PORT;\n',
+      "no-restricted-imports",
+    );
+    await expectFires(
+      "db/__fixture__.ts",
+      "export const url = process.env.DATABASE_URL;\n",
+      "no-restricted-properties",
+    );
+    await expectFires(
+      "app/api/__fixture__/route.ts",
+      "export const url = process.env.APP_URL;\n",
+      "no-restricted-properties",
+    );
+    await expectFires(
+      "components/__fixture__.tsx",
+      "export const dev = process.env.NODE_ENV;\n",
+      "no-restricted-properties",
+    );
     await expectFires("server.ts", "export const port = process.env.PORT;\n", "no-restricted-properties");
     await expectFires("proxy.ts", "export const url = process.env.APP_URL;\n", "no-restricted-properties");
   });
@@ -50,38 +85,89 @@ describe("lint: process.env only in lib/env.ts", () => {
   it("does not fire in lib/env.ts, in instrumentation.ts (NEXT_RUNTIME), or for getEnv()/inheritedEnv()", async () => {
     await expectClean("lib/env.ts", "export const all = { ...process.env };\n");
     await expectClean("instrumentation.ts", 'export const node = process.env.NEXT_RUNTIME === "nodejs";\n');
-    await expectClean("lib/cli/__fixture__.ts", 'import { getEnv, inheritedEnv } from "@/lib/env";\nexport const child = { ...inheritedEnv(), PORT: String(getEnv().PORT) };\n');
+    await expectClean(
+      "lib/cli/__fixture__.ts",
+      'import { getEnv, inheritedEnv } from "@/lib/env";\nexport const child = { ...inheritedEnv(), PORT: String(getEnv().PORT) };\n',
+    );
   });
 });
 
 describe("lint: lib/ and db/ import nothing from test/ (nor e2e/, bench/)", () => {
   it("fires for @/test/*, relative ../test/ and bench/", async () => {
-    await expectFires("lib/demo/__fixture__.ts", 'import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";\nexport const e = stripeSubscriptionEvent;\n', "no-restricted-imports", /lib\/samples/);
-    await expectFires("lib/demo/__fixture__.ts", 'import { stripeSubscriptionEvent } from "../../test/fixtures/stripe";\nexport const e = stripeSubscriptionEvent;\n', "no-restricted-imports");
-    await expectFires("db/__fixture__.ts", 'import { signStripe } from "../test/sign";\nexport const s = signStripe;\n', "no-restricted-imports");
-    await expectFires("lib/cli/__fixture__.ts", 'import { ADMIN_URL } from "@/bench/worker-db";\nexport const u = ADMIN_URL;\n', "no-restricted-imports");
+    await expectFires(
+      "lib/demo/__fixture__.ts",
+      'import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";\nexport const e = stripeSubscriptionEvent;\n',
+      "no-restricted-imports",
+      /lib\/samples/,
+    );
+    await expectFires(
+      "lib/demo/__fixture__.ts",
+      'import { stripeSubscriptionEvent } from "../../test/fixtures/stripe";\nexport const e = stripeSubscriptionEvent;\n',
+      "no-restricted-imports",
+    );
+    await expectFires(
+      "db/__fixture__.ts",
+      'import { signStripe } from "../test/sign";\nexport const s = signStripe;\n',
+      "no-restricted-imports",
+    );
+    await expectFires(
+      "lib/cli/__fixture__.ts",
+      'import { ADMIN_URL } from "@/bench/worker-db";\nexport const u = ADMIN_URL;\n',
+      "no-restricted-imports",
+    );
   });
 
   it("fires for lib/demo/traffic.ts as it was (built from test fixtures), not as it is (lib/samples/)", async () => {
     const now = readFileSync(path.join(ROOT, "lib/demo/traffic.ts"), "utf8");
     expect(now).toContain('from "@/lib/samples/');
-    await expectFires("lib/demo/traffic.ts", now.replaceAll('from "@/lib/samples/', 'from "@/test/fixtures/'), "no-restricted-imports");
+    await expectFires(
+      "lib/demo/traffic.ts",
+      now.replaceAll('from "@/lib/samples/', 'from "@/test/fixtures/'),
+      "no-restricted-imports",
+    );
     await expectClean("lib/demo/traffic.ts", now);
   });
 });
 
 describe("lint: db/ imports nothing from lib/", () => {
   it("fires for @/lib/* and relative ../lib/ in db/", async () => {
-    await expectFires("db/schema/__fixture__.ts", 'import { getEnv } from "@/lib/env";\nexport const e = getEnv;\n', "no-restricted-imports", /db\/ is the bottom/);
-    await expectFires("db/__fixture__.ts", 'import { describeError } from "../lib/errors";\nexport const d = describeError;\n', "no-restricted-imports");
-    await expectFires("db/__fixture__.ts", 'import type { Actor } from "@/lib/auth/roles";\nexport type A = Actor;\n', "no-restricted-imports");
+    await expectFires(
+      "db/schema/__fixture__.ts",
+      'import { getEnv } from "@/lib/env";\nexport const e = getEnv;\n',
+      "no-restricted-imports",
+      /db\/ is the bottom/,
+    );
+    await expectFires(
+      "db/__fixture__.ts",
+      'import { describeError } from "../lib/errors";\nexport const d = describeError;\n',
+      "no-restricted-imports",
+    );
+    await expectFires(
+      "db/__fixture__.ts",
+      'import type { Actor } from "@/lib/auth/roles";\nexport type A = Actor;\n',
+      "no-restricted-imports",
+    );
   });
 
   it("allows db/index.ts and db/migrate-cli.ts lib/env and lib/errors, and nothing else from lib/", async () => {
-    await expectClean("db/index.ts", 'import { getEnv } from "@/lib/env";\nimport { describeError } from "@/lib/errors";\nexport const x = [getEnv, describeError];\n');
-    await expectClean("db/migrate-cli.ts", 'import { getEnv } from "@/lib/env";\nimport { describeError } from "@/lib/errors";\nexport const x = [getEnv, describeError];\n');
-    await expectFires("db/index.ts", 'import { writeAudit } from "@/lib/audit";\nexport const w = writeAudit;\n', "no-restricted-imports", /nothing else/);
-    await expectClean("db/__fixture__.ts", 'import { connectPglite } from "./client";\nexport const c = connectPglite;\n');
+    await expectClean(
+      "db/index.ts",
+      'import { getEnv } from "@/lib/env";\nimport { describeError } from "@/lib/errors";\nexport const x = [getEnv, describeError];\n',
+    );
+    await expectClean(
+      "db/migrate-cli.ts",
+      'import { getEnv } from "@/lib/env";\nimport { describeError } from "@/lib/errors";\nexport const x = [getEnv, describeError];\n',
+    );
+    await expectFires(
+      "db/index.ts",
+      'import { writeAudit } from "@/lib/audit";\nexport const w = writeAudit;\n',
+      "no-restricted-imports",
+      /nothing else/,
+    );
+    await expectClean(
+      "db/__fixture__.ts",
+      'import { connectPglite } from "./client";\nexport const c = connectPglite;\n',
+    );
   });
 });
 
@@ -89,37 +175,94 @@ describe("lint: lib/'s layers (boundaries)", () => {
   const layer = "boundaries/dependencies";
 
   it("fires for an import upwards", async () => {
-    await expectFires("lib/ledger/__fixture__.ts", 'import { receiveWebhook } from "@/lib/receiver/receive";\nexport const r = receiveWebhook;\n', layer, /ledger may not import @\/lib\/receiver\/receive \(receiver\)/);
-    await expectFires("lib/handlers/__fixture__.ts", 'import { processLeased } from "@/lib/ledger/process";\nexport const p = processLeased;\n', layer, /handlers may not import/);
-    await expectFires("lib/intake/__fixture__.ts", 'import { confirmFromProviders } from "@/lib/replay/confirm";\nexport const c = confirmFromProviders;\n', layer);
-    await expectFires("lib/replay/__fixture__.ts", 'import { receiveWebhook } from "@/lib/receiver/receive";\nexport const r = receiveWebhook;\n', layer);
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      'import { receiveWebhook } from "@/lib/receiver/receive";\nexport const r = receiveWebhook;\n',
+      layer,
+      /ledger may not import @\/lib\/receiver\/receive \(receiver\)/,
+    );
+    await expectFires(
+      "lib/handlers/__fixture__.ts",
+      'import { processLeased } from "@/lib/ledger/process";\nexport const p = processLeased;\n',
+      layer,
+      /handlers may not import/,
+    );
+    await expectFires(
+      "lib/intake/__fixture__.ts",
+      'import { confirmFromProviders } from "@/lib/replay/confirm";\nexport const c = confirmFromProviders;\n',
+      layer,
+    );
+    await expectFires(
+      "lib/replay/__fixture__.ts",
+      'import { receiveWebhook } from "@/lib/receiver/receive";\nexport const r = receiveWebhook;\n',
+      layer,
+    );
     await expectFires("lib/server/__fixture__.ts", 'import "@/lib/cli/seed";\nexport const x = 1;\n', layer);
     // A type is a dependency too.
-    await expectFires("lib/ledger/__fixture__.ts", 'import type { ReceiverDeps } from "@/lib/receiver/receive";\nexport type D = ReceiverDeps;\n', layer);
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      'import type { ReceiverDeps } from "@/lib/receiver/receive";\nexport type D = ReceiverDeps;\n',
+      layer,
+    );
   });
 
   it("fires for an import beside (same layer, another unit)", async () => {
-    await expectFires("lib/intake/__fixture__.ts", 'import { wakeWorkers } from "@/lib/worker/embedded";\nexport const w = wakeWorkers;\n', layer);
-    await expectFires("lib/handlers/__fixture__.ts", 'import { audited } from "@/lib/auth/audited";\nexport const a = audited;\n', layer);
+    await expectFires(
+      "lib/intake/__fixture__.ts",
+      'import { wakeWorkers } from "@/lib/worker/embedded";\nexport const w = wakeWorkers;\n',
+      layer,
+    );
+    await expectFires(
+      "lib/handlers/__fixture__.ts",
+      'import { audited } from "@/lib/auth/audited";\nexport const a = audited;\n',
+      layer,
+    );
   });
 
   it("keeps the bottom at the bottom: providers, errors, env, lifecycle import no db and nothing above", async () => {
-    await expectFires("lib/providers/__fixture__.ts", 'import { getDb } from "@/db";\nexport const g = getDb;\n', layer, /providers may not import @\/db \(db\)/);
-    await expectFires("lib/errors.ts", 'import { getEnv } from "@/lib/env";\nexport const g = getEnv;\n', layer, /errors may not import @\/lib\/env \(env\)/);
-    await expectFires("lib/env.ts", 'import { describeError } from "./errors";\nexport const d = describeError;\n', layer);
+    await expectFires(
+      "lib/providers/__fixture__.ts",
+      'import { getDb } from "@/db";\nexport const g = getDb;\n',
+      layer,
+      /providers may not import @\/db \(db\)/,
+    );
+    await expectFires(
+      "lib/errors.ts",
+      'import { getEnv } from "@/lib/env";\nexport const g = getEnv;\n',
+      layer,
+      /errors may not import @\/lib\/env \(env\)/,
+    );
+    await expectFires(
+      "lib/env.ts",
+      'import { describeError } from "./errors";\nexport const d = describeError;\n',
+      layer,
+    );
     await expectFires("lib/lifecycle.ts", 'import { getDb } from "@/db";\nexport const g = getDb;\n', layer);
-    await expectFires("lib/samples/__fixture__.ts", 'import { stripe } from "@/lib/providers/stripe";\nexport const p = stripe;\n', layer);
+    await expectFires(
+      "lib/samples/__fixture__.ts",
+      'import { stripe } from "@/lib/providers/stripe";\nexport const p = stripe;\n',
+      layer,
+    );
   });
 
   it("treats lib/audit.ts as part of auth: it may use the roles, not the ledger", async () => {
     await expectClean("lib/audit.ts", 'import { authorize } from "@/lib/auth/roles";\nexport const a = authorize;\n');
-    await expectFires("lib/audit.ts", 'import { requeueEvent } from "@/lib/ledger/requeue";\nexport const r = requeueEvent;\n', layer);
+    await expectFires(
+      "lib/audit.ts",
+      'import { requeueEvent } from "@/lib/ledger/requeue";\nexport const r = requeueEvent;\n',
+      layer,
+    );
   });
 
   it("fires for a file in lib/ that belongs to no layer, and for an import of a local file that is none", async () => {
     await expectFires("lib/newthing/__fixture__.ts", "export const x = 1;\n", "boundaries/no-unknown-files");
     await expectFires("lib/__fixture__.ts", "export const x = 1;\n", "boundaries/no-unknown-files");
-    await expectFires("lib/ledger/__fixture__.ts", 'import { TEST_SECRETS } from "@/test/sign";\nexport const s = TEST_SECRETS;\n', layer, /no layer/);
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      'import { TEST_SECRETS } from "@/test/sign";\nexport const s = TEST_SECRETS;\n',
+      layer,
+      /no layer/,
+    );
   });
 
   it("does not fire for imports downwards, within a unit, or of packages", async () => {
@@ -140,31 +283,82 @@ describe("lint: lib/'s layers (boundaries)", () => {
         "",
       ].join("\n"),
     );
-    await expectClean("lib/receiver/__fixture__.ts", 'import { confirmFromProviders } from "@/lib/replay/confirm";\nimport { describeDelivery } from "@/lib/intake/describe";\nexport const x = [confirmFromProviders, describeDelivery];\n');
-    await expectClean("lib/cli/__fixture__.ts", 'import { startLedgerServer } from "@/lib/server/http";\nimport { demoTraffic } from "@/lib/demo/traffic";\nexport const x = [startLedgerServer, demoTraffic];\n');
-    await expectClean("lib/demo/__fixture__.ts", 'import { stripeSubscriptionEvent } from "@/lib/samples/stripe";\nexport const e = stripeSubscriptionEvent;\n');
+    await expectClean(
+      "lib/receiver/__fixture__.ts",
+      'import { confirmFromProviders } from "@/lib/replay/confirm";\nimport { describeDelivery } from "@/lib/intake/describe";\nexport const x = [confirmFromProviders, describeDelivery];\n',
+    );
+    await expectClean(
+      "lib/cli/__fixture__.ts",
+      'import { startLedgerServer } from "@/lib/server/http";\nimport { demoTraffic } from "@/lib/demo/traffic";\nexport const x = [startLedgerServer, demoTraffic];\n',
+    );
+    await expectClean(
+      "lib/demo/__fixture__.ts",
+      'import { stripeSubscriptionEvent } from "@/lib/samples/stripe";\nexport const e = stripeSubscriptionEvent;\n',
+    );
   });
 });
 
 describe("lint: lib/ and db/ are framework-free", () => {
   it('fires for "use server", "use client", server-only, next/*, react and @/components/* in lib/, and next/* in db/', async () => {
-    await expectFires("lib/ledger/__fixture__.ts", '"use server";\nexport async function f() {}\n', "no-restricted-syntax", /use server/);
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      '"use server";\nexport async function f() {}\n',
+      "no-restricted-syntax",
+      /use server/,
+    );
     await expectFires("lib/ledger/__fixture__.ts", '"use client";\nexport const x = 1;\n', "no-restricted-syntax");
-    await expectFires("lib/auth/__fixture__.ts", 'import "server-only";\nexport const x = 1;\n', "no-restricted-imports", /framework-free/);
-    await expectFires("lib/auth/__fixture__.ts", 'import { cookies } from "next/headers";\nexport const c = cookies;\n', "no-restricted-imports", /framework-free/);
-    await expectFires("lib/ledger/__fixture__.ts", 'import { cache } from "react";\nexport const c = cache;\n', "no-restricted-imports", /framework-free/);
-    await expectFires("lib/ledger/__fixture__.ts", 'import { JsonViewer } from "@/components/json-viewer";\nexport const j = JsonViewer;\n', "no-restricted-imports", /UI/);
-    await expectFires("db/__fixture__.ts", 'import { NextResponse } from "next/server";\nexport const n = NextResponse;\n', "no-restricted-imports", /framework-free/);
+    await expectFires(
+      "lib/auth/__fixture__.ts",
+      'import "server-only";\nexport const x = 1;\n',
+      "no-restricted-imports",
+      /framework-free/,
+    );
+    await expectFires(
+      "lib/auth/__fixture__.ts",
+      'import { cookies } from "next/headers";\nexport const c = cookies;\n',
+      "no-restricted-imports",
+      /framework-free/,
+    );
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      'import { cache } from "react";\nexport const c = cache;\n',
+      "no-restricted-imports",
+      /framework-free/,
+    );
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      'import { JsonViewer } from "@/components/json-viewer";\nexport const j = JsonViewer;\n',
+      "no-restricted-imports",
+      /UI/,
+    );
+    await expectFires(
+      "db/__fixture__.ts",
+      'import { NextResponse } from "next/server";\nexport const n = NextResponse;\n',
+      "no-restricted-imports",
+      /framework-free/,
+    );
   });
 });
 
 describe("lint: app/ and components/ import no @/db values", () => {
   it("fires for a value import of @/db or @/db/*", async () => {
-    await expectFires("app/(console)/__fixture__/page.tsx", 'import { getDb } from "@/db";\nexport const g = getDb;\n', "no-restricted-imports", /through lib\//);
-    await expectFires("components/__fixture__.tsx", 'import { auditLog } from "@/db/schema";\nexport const a = auditLog;\n', "no-restricted-imports");
+    await expectFires(
+      "app/(console)/__fixture__/page.tsx",
+      'import { getDb } from "@/db";\nexport const g = getDb;\n',
+      "no-restricted-imports",
+      /through lib\//,
+    );
+    await expectFires(
+      "components/__fixture__.tsx",
+      'import { auditLog } from "@/db/schema";\nexport const a = auditLog;\n',
+      "no-restricted-imports",
+    );
   });
 
   it("allows type imports of @/db and imports of lib/", async () => {
-    await expectClean("app/(console)/__fixture__/page.tsx", 'import type { Db } from "@/db/client";\nimport { getEnv } from "@/lib/env";\nexport type D = Db;\nexport const e = getEnv;\n');
+    await expectClean(
+      "app/(console)/__fixture__/page.tsx",
+      'import type { Db } from "@/db/client";\nimport { getEnv } from "@/lib/env";\nexport type D = Db;\nexport const e = getEnv;\n',
+    );
   });
 });

@@ -163,8 +163,12 @@ describe("shopify describe", () => {
 
 describe("shopify ids beyond 2^53", () => {
   it("[shopify] an 18-digit order id is kept exactly, from admin_graphql_api_id, though JSON.parse rounds the number", () => {
-    const body = '{"id":820982911946154508,"admin_graphql_api_id":"gid://shopify/Order/820982911946154508","updated_at":"2026-11-29T10:00:00-05:00"}';
-    const described = shopify.describe(JSON.parse(body), new Headers({ "x-shopify-webhook-id": "w1", "x-shopify-topic": "orders/updated" }));
+    const body =
+      '{"id":820982911946154508,"admin_graphql_api_id":"gid://shopify/Order/820982911946154508","updated_at":"2026-11-29T10:00:00-05:00"}';
+    const described = shopify.describe(
+      JSON.parse(body),
+      new Headers({ "x-shopify-webhook-id": "w1", "x-shopify-topic": "orders/updated" }),
+    );
     expect(described.ok && described.event.entity?.id).toBe("820982911946154508");
   });
 });

@@ -178,7 +178,11 @@ describe("slack describe and handshake", () => {
     });
     const described = slack.describe(payload, headers);
     expect(described.ok && described.event.eventType).toBe("reaction_added");
-    expect(described.ok && described.event.entity).toStrictEqual({ type: "channel", id: "C0G9QF9GZ", version: 1712917129 });
+    expect(described.ok && described.event.entity).toStrictEqual({
+      type: "channel",
+      id: "C0G9QF9GZ",
+      version: 1712917129,
+    });
   });
 
   it("[slack] url_verification is a handshake answered with its challenge", () => {

@@ -139,7 +139,12 @@ describe("extractSubjectIds", () => {
 
 describe("extractSubjectIds ignores enum values", () => {
   it("[subjects] lowercase enum values shaped like ids (charge_automatically, event_callback) are not subjects", () => {
-    const ids = extractSubjectIds({ collection_method: "charge_automatically", type: "event_callback", reason: "url_verification", customer: "cus_Q1w2E3r4T5y6U7" });
+    const ids = extractSubjectIds({
+      collection_method: "charge_automatically",
+      type: "event_callback",
+      reason: "url_verification",
+      customer: "cus_Q1w2E3r4T5y6U7",
+    });
     expect(ids).toEqual(["cus_Q1w2E3r4T5y6U7"]);
   });
 

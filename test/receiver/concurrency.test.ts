@@ -16,13 +16,23 @@ afterAll(async () => server.close());
 
 describe("concurrent deliveries", () => {
   it("[receiver] 50 copies of one event sent at once over several connections leave exactly one row and 50 × 200", async () => {
-    const body = JSON.stringify({ id: "evt_race", object: "event", type: "invoice.paid", created: 1_764_410_000, data: { object: { id: "in_race", object: "invoice", customer: "cus_race" } } });
+    const body = JSON.stringify({
+      id: "evt_race",
+      object: "event",
+      type: "invoice.paid",
+      created: 1_764_410_000,
+      data: { object: { id: "in_race", object: "invoice", customer: "cus_race" } },
+    });
     const deliveries = Array.from({ length: 50 }, () => signStripe(body, TEST_SECRETS.stripe));
-    const responses = await Promise.all(deliveries.map((d) => postOwnConnection(`${server.url}/api/webhooks/stripe`, d.headers, d.body)));
+    const responses = await Promise.all(
+      deliveries.map((d) => postOwnConnection(`${server.url}/api/webhooks/stripe`, d.headers, d.body)),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(responses.filter((r) => r.body.duplicate === false)).toHaveLength(1);
     expect(await counts(db)).toEqual({ events: 1, deliveries: 50 });
-    const claimed = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from webhook_delivery where claimed`));
+    const claimed = rowsOf<{ n: number }>(
+      await db.execute(sql`select count(*)::int as n from webhook_delivery where claimed`),
+    );
     expect(claimed[0]?.n).toBe(1);
   });
 });
@@ -33,7 +43,12 @@ function postOwnConnection(url: string, headers: Record<string, string>, body: s
     const req = httpRequest(url, { method: "POST", headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>,
+        }),
+      );
     });
     req.on("error", reject);
     req.end(body);

@@ -5,8 +5,19 @@ import { receiveWebhook, type ReceiverConfig, type ReceiverDeps } from "@/lib/re
 import { TEST_SECRETS, type Delivery } from "../sign";
 
 export function testConfig(over: Partial<ReceiverConfig> = {}): ReceiverConfig {
-  const secrets = Object.fromEntries(SOURCES.map((s) => [s, [TEST_SECRETS[s]]])) as unknown as ReceiverConfig["secrets"];
-  return { secrets, toleranceSeconds: 300, maxBytes: 1024 * 1024, maxDepth: 64, claim: {}, replayTokens: {}, claimMode: "enforce", ...over };
+  const secrets = Object.fromEntries(
+    SOURCES.map((s) => [s, [TEST_SECRETS[s]]]),
+  ) as unknown as ReceiverConfig["secrets"];
+  return {
+    secrets,
+    toleranceSeconds: 300,
+    maxBytes: 1024 * 1024,
+    maxDepth: 64,
+    claim: {},
+    replayTokens: {},
+    claimMode: "enforce",
+    ...over,
+  };
 }
 
 export function depsFor(db: Db, over: Partial<ReceiverConfig> = {}): ReceiverDeps {
@@ -21,7 +32,12 @@ export function request(source: string, d: Delivery, extra: Record<string, strin
   });
 }
 
-export async function post(deps: ReceiverDeps, source: Source | string, d: Delivery, extra: Record<string, string> = {}) {
+export async function post(
+  deps: ReceiverDeps,
+  source: Source | string,
+  d: Delivery,
+  extra: Record<string, string> = {},
+) {
   const { response, outcome } = await receiveWebhook(source, request(source, d, extra), deps);
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, outcome };
 }

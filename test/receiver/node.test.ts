@@ -22,11 +22,15 @@ beforeEach(() => void (work.length = 0));
 
 function send(path: string, opts: { method?: string; headers?: Record<string, string>; chunks?: string[] }) {
   return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method: opts.method ?? "POST", headers: opts.headers, agent: false }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = httpRequest(
+      `${base}${path}`,
+      { method: opts.method ?? "POST", headers: opts.headers, agent: false },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on("error", reject);
     for (const c of opts.chunks ?? []) req.write(c);
     req.end();
@@ -53,7 +57,10 @@ describe("node:http adapter", () => {
 
   it("[receiver] a chunked body past WEBHOOK_MAX_BYTES without Content-Length answers 413 and writes nothing", async () => {
     const d = signStripe(JSON.stringify({ id: "evt_big", type: "x", pad: "a".repeat(5000) }), TEST_SECRETS.stripe);
-    const res = await send("/api/webhooks/stripe", { headers: { "stripe-signature": d.headers["stripe-signature"]!, "transfer-encoding": "chunked" }, chunks: [d.body.slice(0, 3000), d.body.slice(3000)] });
+    const res = await send("/api/webhooks/stripe", {
+      headers: { "stripe-signature": d.headers["stripe-signature"]!, "transfer-encoding": "chunked" },
+      chunks: [d.body.slice(0, 3000), d.body.slice(3000)],
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual({ error: "body exceeds 4096 bytes" });
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });

@@ -24,14 +24,23 @@ describe("the replay token", () => {
   it("[receiver] a replay token shorter than 32 characters, or a REPLAY_TOKENS entry without a source, is refused at start-up", () => {
     expect(() => parseEnv({ REPLAY_TOKEN: "short-token" })).toThrow(/REPLAY_TOKEN must be at least 32 characters/);
     expect(() => parseEnv({ REPLAY_TOKENS: `${TOKEN}` })).toThrow(/REPLAY_TOKENS entries look like source:<token/);
-    expect(parseEnv({ REPLAY_TOKENS: `stripe:${TOKEN},github:${OTHER}` }).REPLAY_TOKENS).toEqual({ stripe: [TOKEN], github: [OTHER] });
+    expect(parseEnv({ REPLAY_TOKENS: `stripe:${TOKEN},github:${OTHER}` }).REPLAY_TOKENS).toEqual({
+      stripe: [TOKEN],
+      github: [OTHER],
+    });
   });
 
   it("[receiver] a token scoped to one source is refused by every other source", async () => {
     const deps = depsFor(db, { replayTokens: { stripe: [TOKEN] } });
-    const github = await post(deps, "github", unsigned({ zen: "x" }), { "x-replay-token": TOKEN, "x-github-delivery": "d-1", "x-github-event": "ping" });
+    const github = await post(deps, "github", unsigned({ zen: "x" }), {
+      "x-replay-token": TOKEN,
+      "x-github-delivery": "d-1",
+      "x-github-event": "ping",
+    });
     expect(github).toMatchObject({ status: 401 });
-    const stripe = await post(deps, "stripe", unsigned(stripeInvoicePaidEvent({ eventId: "evt_scoped" })), { "x-replay-token": TOKEN });
+    const stripe = await post(deps, "stripe", unsigned(stripeInvoicePaidEvent({ eventId: "evt_scoped" })), {
+      "x-replay-token": TOKEN,
+    });
     expect(stripe.status).toBe(200);
     expect(await counts(db)).toEqual({ events: 1, deliveries: 1 });
   });
@@ -39,19 +48,35 @@ describe("the replay token", () => {
   it("[receiver] wrong replay tokens are throttled: after 10 failures a minute every further try answers 429, even the right token", async () => {
     const deps = depsFor(db, { replayTokens: { stripe: [TOKEN] } });
     const answers = [];
-    for (let i = 0; i < 25; i++) answers.push((await post(deps, "stripe", unsigned({ id: `evt_guess${i}` }), { "x-replay-token": `guess-${i}-${"x".repeat(30)}` })).status);
+    for (let i = 0; i < 25; i++)
+      answers.push(
+        (
+          await post(deps, "stripe", unsigned({ id: `evt_guess${i}` }), {
+            "x-replay-token": `guess-${i}-${"x".repeat(30)}`,
+          })
+        ).status,
+      );
     expect(answers.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(answers.slice(10)).toEqual(Array(15).fill(429));
-    const right = await post(deps, "stripe", unsigned(stripeInvoicePaidEvent({ eventId: "evt_after" })), { "x-replay-token": TOKEN });
+    const right = await post(deps, "stripe", unsigned(stripeInvoicePaidEvent({ eventId: "evt_after" })), {
+      "x-replay-token": TOKEN,
+    });
     expect(right.status).toBe(429);
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
   });
 
   describe("with a Stripe API key configured", () => {
-    const real = stripeInvoicePaidEvent({ eventId: "evt_RealAtStripe01", customerId: "cus_Real00000001", amount: 2000 });
+    const real = stripeInvoicePaidEvent({
+      eventId: "evt_RealAtStripe01",
+      customerId: "cus_Real00000001",
+      amount: 2000,
+    });
     const withProvider = async () => {
       api = await startFakeApi(stripeRoute([real], STRIPE_KEY));
-      return { ...depsFor(db, { replayTokens: { stripe: [TOKEN] } }), confirmReplay: confirmFromProviders(apiConfig({ stripe: api.url }), { attempts: 1 }) };
+      return {
+        ...depsFor(db, { replayTokens: { stripe: [TOKEN] } }),
+        confirmReplay: confirmFromProviders(apiConfig({ stripe: api.url }), { attempts: 1 }),
+      };
     };
 
     it("[receiver] a replayed event is stored as the provider's own copy, not as posted (a forged amount is not kept)", async () => {
@@ -59,7 +84,10 @@ describe("the replay token", () => {
       const forged = structuredClone(real);
       (forged.data.object as { amount_paid: number }).amount_paid = 1_000_000_000_000;
       expect((await post(deps, "stripe", unsigned(forged), { "x-replay-token": TOKEN })).status).toBe(200);
-      const [row] = await query<{ amount: string; via: string }>(db, sql`select payload->'data'->'object'->>'amount_paid' as amount, via from webhook_event`);
+      const [row] = await query<{ amount: string; via: string }>(
+        db,
+        sql`select payload->'data'->'object'->>'amount_paid' as amount, via from webhook_event`,
+      );
       expect(row).toEqual({ amount: "2000", via: "replay" });
       expect(api!.requests.map((r) => r.path)).toEqual(["/v1/events/evt_RealAtStripe01"]);
     });
@@ -68,7 +96,10 @@ describe("the replay token", () => {
       const deps = await withProvider();
       const invented = stripeInvoicePaidEvent({ eventId: "evt_Invented000001", amount: 1_000_000_000_000 });
       const res = await post(deps, "stripe", unsigned(invented), { "x-replay-token": TOKEN });
-      expect(res).toMatchObject({ status: 422, body: { error: "the provider has no event evt_Invented000001: a replay token brings back real events only" } });
+      expect(res).toMatchObject({
+        status: 422,
+        body: { error: "the provider has no event evt_Invented000001: a replay token brings back real events only" },
+      });
       expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
     });
   });

@@ -15,26 +15,48 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-const body = JSON.stringify({ id: "evt_down", object: "event", type: "invoice.paid", created: 1_764_410_000, data: { object: { id: "in_1", object: "invoice" } } });
+const body = JSON.stringify({
+  id: "evt_down",
+  object: "event",
+  type: "invoice.paid",
+  created: 1_764_410_000,
+  data: { object: { id: "in_1", object: "invoice" } },
+});
 
 describe("database unreachable", () => {
   it("[receiver] a verified delivery answers 503, never 2xx, when Postgres refuses connections", async () => {
-    const handle = connectPostgres(`postgres://postgres@127.0.0.1:${await deadPort()}/nope`, { connectTimeoutSeconds: 2 });
+    const handle = connectPostgres(`postgres://postgres@127.0.0.1:${await deadPort()}/nope`, {
+      connectTimeoutSeconds: 2,
+    });
     try {
-      const res = await post({ getDb: () => Promise.resolve(handle.db), config: testConfig() }, "stripe", signStripe(body, TEST_SECRETS.stripe));
-      expect(res).toMatchObject({ status: 503, body: { error: "ledger unavailable, retry later" }, outcome: "unavailable" });
+      const res = await post(
+        { getDb: () => Promise.resolve(handle.db), config: testConfig() },
+        "stripe",
+        signStripe(body, TEST_SECRETS.stripe),
+      );
+      expect(res).toMatchObject({
+        status: 503,
+        body: { error: "ledger unavailable, retry later" },
+        outcome: "unavailable",
+      });
     } finally {
       await handle.close();
     }
   });
 
   it("[receiver] a delivery answers 503 when the database cannot even be opened", async () => {
-    const res = await post({ getDb: () => Promise.reject(new Error("migration failed")), config: testConfig() }, "stripe", signStripe(body, TEST_SECRETS.stripe));
+    const res = await post(
+      { getDb: () => Promise.reject(new Error("migration failed")), config: testConfig() },
+      "stripe",
+      signStripe(body, TEST_SECRETS.stripe),
+    );
     expect(res.status).toBe(503);
   });
 
   it("[health] reports down when Postgres refuses connections and up when it answers", async () => {
-    const dead = connectPostgres(`postgres://postgres@127.0.0.1:${await deadPort()}/nope`, { connectTimeoutSeconds: 2 });
+    const dead = connectPostgres(`postgres://postgres@127.0.0.1:${await deadPort()}/nope`, {
+      connectTimeoutSeconds: 2,
+    });
     try {
       expect(await checkHealth(() => Promise.resolve(dead.db))).toEqual({ ok: false, database: "down" });
     } finally {

@@ -21,22 +21,42 @@ interface Finished {
   stderr: string;
 }
 
-function cli(args: string[], opts: { npm?: boolean; env?: Record<string, string> } = {}): { child: ChildProcess; done: Promise<Finished> } {
-  const env = { ...process.env, DATABASE_URL: inject("databaseUrl"), STRIPE_API_BASE: api?.url ?? "http://127.0.0.1:9", STRIPE_API_KEY: STRIPE_KEY, REPLAY_LEASE_MS: "1000", NODE_OPTIONS: "", ...opts.env };
+function cli(
+  args: string[],
+  opts: { npm?: boolean; env?: Record<string, string> } = {},
+): { child: ChildProcess; done: Promise<Finished> } {
+  const env = {
+    ...process.env,
+    DATABASE_URL: inject("databaseUrl"),
+    STRIPE_API_BASE: api?.url ?? "http://127.0.0.1:9",
+    STRIPE_API_KEY: STRIPE_KEY,
+    REPLAY_LEASE_MS: "1000",
+    NODE_OPTIONS: "",
+    ...opts.env,
+  };
   const child = opts.npm
     ? spawn("npm", ["run", "--silent", "replay", "--", ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(process.execPath, ["--import", "tsx", "lib/cli/replay.ts", ...args], { env, stdio: ["ignore", "pipe", "pipe"] }); // one process, so SIGKILL kills the replay itself
+    : spawn(process.execPath, ["--import", "tsx", "lib/cli/replay.ts", ...args], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      }); // one process, so SIGKILL kills the replay itself
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Finished>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 
 async function seeded(n: number, every: number) {
   const events = storyEvents(n);
-  await seedLedger(db, "stripe", events.filter((_, i) => i % every !== 0));
+  await seedLedger(
+    db,
+    "stripe",
+    events.filter((_, i) => i % every !== 0),
+  );
   api = await startFakeApi(stripeRoute(events, STRIPE_KEY));
   return { events, missing: events.filter((_, i) => i % every === 0).length };
 }
@@ -49,10 +69,21 @@ describe("npm run replay", () => {
     const lines = out.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const result = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(result).toEqual({ fetched: 250, new: missing, duplicates: 250 - missing, failed: 0, runId: expect.any(Number) as number, status: "succeeded" });
-    expect(out.stderr).toContain(`[replay ${String(result.runId)}] page 3: fetched 250 · new ${missing} · duplicates ${250 - missing} · failed 0`);
+    expect(result).toEqual({
+      fetched: 250,
+      new: missing,
+      duplicates: 250 - missing,
+      failed: 0,
+      runId: expect.any(Number) as number,
+      status: "succeeded",
+    });
+    expect(out.stderr).toContain(
+      `[replay ${String(result.runId)}] page 3: fetched 250 · new ${missing} · duplicates ${250 - missing} · failed 0`,
+    );
     expect(out.stderr).not.toContain(STRIPE_KEY);
-    expect(await query(db, sql`select actor, status from replay_run`)).toEqual([{ actor: expect.stringMatching(/^cli:/) as string, status: "succeeded" }]);
+    expect(await query(db, sql`select actor, status from replay_run`)).toEqual([
+      { actor: expect.stringMatching(/^cli:/) as string, status: "succeeded" },
+    ]);
   });
 
   it("[replay] CLI: --dry-run reports what would be new and claims nothing", async () => {
@@ -96,7 +127,10 @@ describe("npm run replay", () => {
     }
     first.child.kill("SIGKILL");
     expect((await first.done).signal).toBe("SIGKILL");
-    const [row] = await query<{ id: number; status: string; fetched: number; cursor: string }>(db, sql`select id::int, status, fetched, cursor from replay_run`);
+    const [row] = await query<{ id: number; status: string; fetched: number; cursor: string }>(
+      db,
+      sql`select id::int, status, fetched, cursor from replay_run`,
+    );
     expect(row).toMatchObject({ status: "running", fetched: 200, cursor: page3 });
     hang = false;
 
@@ -108,8 +142,17 @@ describe("npm run replay", () => {
     const resumed = await cli(["--resume", String(row!.id)]).done;
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming from cursor ${page3}`);
-    expect(JSON.parse(resumed.stdout)).toEqual({ fetched: 500, new: missing, duplicates: 500 - missing, failed: 0, runId: row!.id, status: "succeeded" });
+    expect(JSON.parse(resumed.stdout)).toEqual({
+      fetched: 500,
+      new: missing,
+      duplicates: 500 - missing,
+      failed: 0,
+      runId: row!.id,
+      status: "succeeded",
+    });
     expect(await getReplayRun(db, row!.id)).toMatchObject({ pages: 5, status: "succeeded" });
-    expect(await query(db, sql`select count(*)::int as n from webhook_delivery where via = 'replay'`)).toEqual([{ n: missing }]);
+    expect(await query(db, sql`select count(*)::int as n from webhook_delivery where via = 'replay'`)).toEqual([
+      { n: missing },
+    ]);
   });
 });

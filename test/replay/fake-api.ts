@@ -28,12 +28,21 @@ export interface FakeApi {
 }
 
 /** A provider API as a real HTTP server on loopback, on a random port unless one is given. */
-export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => FakeResponse, port = 0): Promise<FakeApi> {
+export async function startFakeApi(
+  route: (req: FakeRequest, api: FakeApi) => FakeResponse,
+  port = 0,
+): Promise<FakeApi> {
   const hanging = new Set<() => void>();
   const api: FakeApi = { url: "", requests: [], fault: undefined, close: async () => {} };
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? "/", "http://127.0.0.1");
-    const r: FakeRequest = { method: req.method ?? "GET", path: u.pathname, query: u.searchParams, headers: req.headers, n: api.requests.length + 1 };
+    const r: FakeRequest = {
+      method: req.method ?? "GET",
+      path: u.pathname,
+      query: u.searchParams,
+      headers: req.headers,
+      n: api.requests.length + 1,
+    };
     api.requests.push(r);
     req.resume();
     void Promise.resolve(api.fault?.(r)).then((faulted) => {
@@ -60,7 +69,10 @@ export async function startFakeApi(route: (req: FakeRequest, api: FakeApi) => Fa
   return api;
 }
 
-const unauthorized = (message: string): FakeResponse => ({ status: 401, body: { error: { message, type: "invalid_request_error" } } });
+const unauthorized = (message: string): FakeResponse => ({
+  status: 401,
+  body: { error: { message, type: "invalid_request_error" } },
+});
 
 export interface StripeEvent {
   id: string;
@@ -79,7 +91,12 @@ export function stripeRoute(events: readonly StripeEvent[], key: string) {
       const event = sorted.find((e) => e.id === decodeURIComponent(one[1]!));
       return event
         ? { status: 200, body: event }
-        : { status: 404, body: { error: { message: `No such event: '${decodeURIComponent(one[1]!)}'`, type: "invalid_request_error" } } };
+        : {
+            status: 404,
+            body: {
+              error: { message: `No such event: '${decodeURIComponent(one[1]!)}'`, type: "invalid_request_error" },
+            },
+          };
     }
     if (req.path !== "/v1/events") return { status: 404, body: { error: { message: "Unrecognized request URL" } } };
     const q = req.query;
@@ -87,14 +104,20 @@ export function stripeRoute(events: readonly StripeEvent[], key: string) {
     const lte = Number(q.get("created[lte]") ?? Infinity);
     const types = q.getAll("types[]");
     const limit = Math.min(Number(q.get("limit") ?? 10), 100);
-    let list = sorted.filter((e) => e.created >= gte && e.created <= lte && (types.length === 0 || types.includes(e.type)));
+    let list = sorted.filter(
+      (e) => e.created >= gte && e.created <= lte && (types.length === 0 || types.includes(e.type)),
+    );
     const after = q.get("starting_after");
     if (after) {
       const i = list.findIndex((e) => e.id === after);
-      if (i < 0) return { status: 400, body: { error: { message: `No such event: '${after}'`, param: "starting_after" } } };
+      if (i < 0)
+        return { status: 400, body: { error: { message: `No such event: '${after}'`, param: "starting_after" } } };
       list = list.slice(i + 1);
     }
-    return { status: 200, body: { object: "list", url: "/v1/events", has_more: list.length > limit, data: list.slice(0, limit) } };
+    return {
+      status: 200,
+      body: { object: "list", url: "/v1/events", has_more: list.length > limit, data: list.slice(0, limit) },
+    };
   };
 }
 
@@ -124,7 +147,11 @@ const summary = (d: GithubDelivery) => ({
 });
 
 /** A repository hook's deliveries API: newest first, cursor paging via the Link header, one delivery, redeliver. */
-export function githubRoute(deliveries: readonly GithubDelivery[], token: string, hook = "/repos/Codertocat/Hello-World/hooks/109948940") {
+export function githubRoute(
+  deliveries: readonly GithubDelivery[],
+  token: string,
+  hook = "/repos/Codertocat/Hello-World/hooks/109948940",
+) {
   const sorted = [...deliveries].sort((a, b) => b.delivered_at.localeCompare(a.delivered_at) || b.id - a.id);
   const redelivered: number[] = [];
   const route = (req: FakeRequest, api: FakeApi): FakeResponse => {
@@ -137,7 +164,8 @@ export function githubRoute(deliveries: readonly GithubDelivery[], token: string
       const page = sorted.slice(start, start + perPage);
       const last = page.at(-1);
       const headers: Record<string, string> = {};
-      if (last && start + perPage < sorted.length) headers.link = `<${api.url}${base}?per_page=${perPage}&cursor=v1_${last.id}>; rel="next"`;
+      if (last && start + perPage < sorted.length)
+        headers.link = `<${api.url}${base}?per_page=${perPage}&cursor=v1_${last.id}>; rel="next"`;
       return { status: 200, headers, body: page.map(summary) };
     }
     const one = new RegExp(`^${base}/(\\d+)(/attempts)?$`).exec(req.path);
@@ -152,7 +180,17 @@ export function githubRoute(deliveries: readonly GithubDelivery[], token: string
       body: {
         ...summary(d),
         url: "https://example.com/webhooks",
-        request: { headers: { Accept: "*/*", "User-Agent": "GitHub-Hookshot/044aadd", "X-GitHub-Delivery": d.guid, "X-GitHub-Event": d.event, "X-GitHub-Hook-ID": "109948940", "Content-Type": "application/json" }, payload: d.payload },
+        request: {
+          headers: {
+            Accept: "*/*",
+            "User-Agent": "GitHub-Hookshot/044aadd",
+            "X-GitHub-Delivery": d.guid,
+            "X-GitHub-Event": d.event,
+            "X-GitHub-Hook-ID": "109948940",
+            "Content-Type": "application/json",
+          },
+          payload: d.payload,
+        },
         response: { headers: {}, payload: "Internal Server Error" },
       },
     };
@@ -170,7 +208,13 @@ export interface PaddleEvent {
 /** GET /events as Paddle serves it: order_by=id[ASC|DESC], after=<id>, per_page ≤ 200, meta.pagination. */
 export function paddleRoute(events: readonly PaddleEvent[], key: string) {
   return (req: FakeRequest, api: FakeApi): FakeResponse => {
-    if (req.headers.authorization !== `Bearer ${key}`) return { status: 403, body: { error: { type: "request_error", code: "forbidden", detail: "You aren't permitted to perform this request." } } };
+    if (req.headers.authorization !== `Bearer ${key}`)
+      return {
+        status: 403,
+        body: {
+          error: { type: "request_error", code: "forbidden", detail: "You aren't permitted to perform this request." },
+        },
+      };
     if (req.path !== "/events") return { status: 404, body: { error: { code: "not_found" } } };
     const desc = req.query.get("order_by") === "id[DESC]";
     const perPage = Math.min(Number(req.query.get("per_page") ?? 50), 200);
@@ -181,6 +225,15 @@ export function paddleRoute(events: readonly PaddleEvent[], key: string) {
     const hasMore = list.length > perPage;
     const last = page.at(-1);
     const next = `${api.url}/events?after=${last?.event_id ?? after ?? ""}&order_by=${encodeURIComponent(req.query.get("order_by") ?? "id[ASC]")}&per_page=${perPage}`;
-    return { status: 200, body: { data: page, meta: { request_id: `req_${req.n}`, pagination: { per_page: perPage, next, has_more: hasMore, estimated_total: events.length } } } };
+    return {
+      status: 200,
+      body: {
+        data: page,
+        meta: {
+          request_id: `req_${req.n}`,
+          pagination: { per_page: perPage, next, has_more: hasMore, estimated_total: events.length },
+        },
+      },
+    };
   };
 }

@@ -15,13 +15,21 @@ export const PADDLE_KEY = "pdl_sdbx_apikey_ReplayKeyThatMustNeverBeLogged";
 export function apiConfig(urls: { stripe?: string; github?: string; paddle?: string }): ReplayApiConfig {
   return {
     stripe: { base: urls.stripe ?? "http://127.0.0.1:9", key: STRIPE_KEY },
-    github: { base: urls.github ?? "http://127.0.0.1:9", token: GITHUB_TOKEN, hook: "Codertocat/Hello-World/109948940" },
+    github: {
+      base: urls.github ?? "http://127.0.0.1:9",
+      token: GITHUB_TOKEN,
+      hook: "Codertocat/Hello-World/109948940",
+    },
     paddle: { base: urls.paddle ?? "http://127.0.0.1:9", key: PADDLE_KEY },
   };
 }
 
 /** A host whose waits are recorded and cut to a millisecond, so retry tests run fast. */
-export function testHost(db: Db, config: ReplayApiConfig, over: Partial<ReplayHost> & { owner?: string } = {}): ReplayHost & { waits: number[] } {
+export function testHost(
+  db: Db,
+  config: ReplayApiConfig,
+  over: Partial<ReplayHost> & { owner?: string } = {},
+): ReplayHost & { waits: number[] } {
   const waits: number[] = [];
   return {
     db,
@@ -42,7 +50,13 @@ export function testHost(db: Db, config: ReplayApiConfig, over: Partial<ReplayHo
 }
 
 export async function replay(host: ReplayHost, input: ReplayInput, signal?: AbortSignal) {
-  const run = await createReplayRunAs({ db: host.db, who: "cli:test", input, lease: host.lease, defaultHook: host.config.github.hook });
+  const run = await createReplayRunAs({
+    db: host.db,
+    who: "cli:test",
+    input,
+    lease: host.lease,
+    defaultHook: host.config.github.hook,
+  });
   return driveReplayRun(run, host, signal);
 }
 
@@ -53,16 +67,32 @@ const since = Date.parse(SINCE) / 1000;
 /** n invoice.paid events for one customer, spread over the 40-minute window, 2000 cents each. */
 export function storyEvents(n: number, prefix = "evt_story") {
   return Array.from({ length: n }, (_, i) =>
-    stripeInvoicePaidEvent({ eventId: `${prefix}_${String(i).padStart(5, "0")}`, invoiceId: `in_story${String(i).padStart(8, "0")}`, customerId: "cus_StoryCustomer1", created: since + Math.floor((i * 2400) / n) }),
+    stripeInvoicePaidEvent({
+      eventId: `${prefix}_${String(i).padStart(5, "0")}`,
+      invoiceId: `in_story${String(i).padStart(8, "0")}`,
+      customerId: "cus_StoryCustomer1",
+      created: since + Math.floor((i * 2400) / n),
+    }),
   );
 }
 
 /** Events the ledger already has, claimed as deliveries and settled (as if processed long ago). */
-export async function seedLedger(db: Db, source: Source, payloads: readonly unknown[], headersOf: (p: unknown) => Record<string, string> = () => ({})) {
+export async function seedLedger(
+  db: Db,
+  source: Source,
+  payloads: readonly unknown[],
+  headersOf: (p: unknown) => Record<string, string> = () => ({}),
+) {
   for (let i = 0; i < payloads.length; i += 50)
     await Promise.all(
       payloads.slice(i, i + 50).map(async (payload) => {
-        const d = describeDelivery({ source, payload, rawBody: JSON.stringify(payload), headers: new Headers(headersOf(payload)), via: "provider" });
+        const d = describeDelivery({
+          source,
+          payload,
+          rawBody: JSON.stringify(payload),
+          headers: new Headers(headersOf(payload)),
+          via: "provider",
+        });
         if (!d.ok) throw new Error(d.reason);
         await claimEvents(db, [d.claim]);
       }),

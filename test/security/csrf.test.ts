@@ -50,7 +50,10 @@ interface Sent {
 
 /** One POST to the auth handler, each from its own client address (the per-IP limit stays out of the way). */
 async function post(auth: Auth, path: string, s: Sent) {
-  const headers: Record<string, string> = { "content-type": s.contentType ?? "application/json", "x-forwarded-for": `198.19.${(++calls >> 8) & 255}.${calls & 255}` };
+  const headers: Record<string, string> = {
+    "content-type": s.contentType ?? "application/json",
+    "x-forwarded-for": `198.19.${(++calls >> 8) & 255}.${calls & 255}`,
+  };
   if (s.origin !== undefined) headers.origin = s.origin;
   if (s.referer !== undefined) headers.referer = s.referer;
   if (s.cookie !== undefined) headers.cookie = s.cookie;
@@ -59,13 +62,21 @@ async function post(auth: Auth, path: string, s: Sent) {
     headers["sec-fetch-mode"] = s.fetchMode;
     headers["sec-fetch-dest"] = s.fetchMode === "navigate" ? "document" : "empty";
   }
-  const res = await auth.handler(new Request(`${BASE_URL}/api/auth${path}`, { method: "POST", headers, body: s.body ?? "{}" }));
+  const res = await auth.handler(
+    new Request(`${BASE_URL}/api/auth${path}`, { method: "POST", headers, body: s.body ?? "{}" }),
+  );
   const setCookie = res.headers.getSetCookie();
-  return { status: res.status, setCookie, session: setCookie.find((c) => c.startsWith("ledger.session_token=") && !/max-age=0/i.test(c))?.split(";")[0], text: await res.text() };
+  return {
+    status: res.status,
+    setCookie,
+    session: setCookie.find((c) => c.startsWith("ledger.session_token=") && !/max-age=0/i.test(c))?.split(";")[0],
+    text: await res.text(),
+  };
 }
 
 const credentials = (email: string) => JSON.stringify({ email, password: PASSWORD });
-const sessions = async () => rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from auth_session`))[0]!.n;
+const sessions = async () =>
+  rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from auth_session`))[0]!.n;
 
 async function signedIn() {
   const auth = testAuth(db);
@@ -79,10 +90,20 @@ describe("CSRF on the auth API", () => {
   it("[csrf] control: a same-origin sign-in and sign-out work", async () => {
     const auth = testAuth(db);
     const user = await makeUser(db, "ops");
-    const res = await post(auth, "/sign-in/email", { origin: BASE_URL, fetchSite: "same-origin", fetchMode: "cors", body: credentials(user.email) });
+    const res = await post(auth, "/sign-in/email", {
+      origin: BASE_URL,
+      fetchSite: "same-origin",
+      fetchMode: "cors",
+      body: credentials(user.email),
+    });
     expect(res.status).toBe(200);
     expect(res.session).toBeDefined();
-    const out = await post(auth, "/sign-out", { origin: BASE_URL, fetchSite: "same-origin", fetchMode: "cors", cookie: res.session });
+    const out = await post(auth, "/sign-out", {
+      origin: BASE_URL,
+      fetchSite: "same-origin",
+      fetchMode: "cors",
+      cookie: res.session,
+    });
     expect(out.status).toBe(200);
     expect(await getActor(auth, new Headers({ cookie: res.session! }))).toBeUndefined();
   });
@@ -90,8 +111,19 @@ describe("CSRF on the auth API", () => {
   const FOREIGN: [string, Sent][] = [
     ["a foreign Origin", { origin: EVIL }],
     ["a foreign Origin, as a cross-site fetch", { origin: EVIL, fetchSite: "cross-site", fetchMode: "cors" }],
-    ["a foreign Origin, as a cross-site form post", { origin: EVIL, fetchSite: "cross-site", fetchMode: "navigate", contentType: "application/x-www-form-urlencoded" }],
-    ["another port of the same host (same-site, cross-origin)", { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "navigate" }],
+    [
+      "a foreign Origin, as a cross-site form post",
+      {
+        origin: EVIL,
+        fetchSite: "cross-site",
+        fetchMode: "navigate",
+        contentType: "application/x-www-form-urlencoded",
+      },
+    ],
+    [
+      "another port of the same host (same-site, cross-origin)",
+      { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "navigate" },
+    ],
     ["a look-alike origin (the app's host as a subdomain)", { origin: `${BASE_URL}.evil.example` }],
     ["the app's origin over another scheme", { origin: BASE_URL.replace("http:", "https:") }],
     ["Origin: null from a sandboxed cross-site frame", { origin: "null", fetchSite: "cross-site", fetchMode: "cors" }],
@@ -102,7 +134,12 @@ describe("CSRF on the auth API", () => {
     it(`[csrf] sign-in with ${how} is refused (403): no session is opened`, async () => {
       const auth = testAuth(db);
       const user = await makeUser(db, "ops");
-      const res = await post(auth, "/sign-in/email", { ...sent, body: sent.contentType?.includes("urlencoded") ? `email=${encodeURIComponent(user.email)}&password=${encodeURIComponent(PASSWORD)}` : credentials(user.email) });
+      const res = await post(auth, "/sign-in/email", {
+        ...sent,
+        body: sent.contentType?.includes("urlencoded")
+          ? `email=${encodeURIComponent(user.email)}&password=${encodeURIComponent(PASSWORD)}`
+          : credentials(user.email),
+      });
       expect(res.status).toBe(403);
       expect(res.session).toBeUndefined();
       expect(await sessions()).toBe(0);
@@ -131,9 +168,27 @@ describe("CSRF on the auth API", () => {
   const SIGN_OUT: [string, Sent, number][] = [
     ["a foreign Origin", { origin: EVIL }, 403],
     // What a plain HTML form can send (urlencoded, text/plain) is refused before the origin is even read.
-    ["a foreign Origin, as a cross-site form post", { origin: EVIL, fetchSite: "cross-site", fetchMode: "navigate", contentType: "application/x-www-form-urlencoded", body: "" }, 415],
-    ["another port of the same host", { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "cors" }, 403],
-    ["another port of the same host, as a no-cors text/plain fetch", { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "no-cors", contentType: "text/plain" }, 415],
+    [
+      "a foreign Origin, as a cross-site form post",
+      {
+        origin: EVIL,
+        fetchSite: "cross-site",
+        fetchMode: "navigate",
+        contentType: "application/x-www-form-urlencoded",
+        body: "",
+      },
+      415,
+    ],
+    [
+      "another port of the same host",
+      { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "cors" },
+      403,
+    ],
+    [
+      "another port of the same host, as a no-cors text/plain fetch",
+      { origin: "http://127.0.0.1:4000", fetchSite: "same-site", fetchMode: "no-cors", contentType: "text/plain" },
+      415,
+    ],
     ["no Origin at all", {}, 403],
     ["Origin: null", { origin: "null", fetchSite: "cross-site", fetchMode: "cors" }, 403],
     ["no Origin but a foreign Referer", { referer: `${EVIL}/attack.html` }, 403],
@@ -153,7 +208,17 @@ describe("CSRF on the auth API", () => {
     const { auth, user, cookie } = await signedIn();
     const victim = await makeUser(db, "support");
     for (const path of ["/admin/set-role", "/admin/create-user", "/admin/impersonate-user", "/admin/ban-user"]) {
-      const res = await post(auth, path, { origin: EVIL, cookie, body: JSON.stringify({ userId: victim.id, role: "admin", email: "x@evil.example", password: "evil evil evil evil", name: "x" }) });
+      const res = await post(auth, path, {
+        origin: EVIL,
+        cookie,
+        body: JSON.stringify({
+          userId: victim.id,
+          role: "admin",
+          email: "x@evil.example",
+          password: "evil evil evil evil",
+          name: "x",
+        }),
+      });
       expect(res.status, path).toBe(404);
     }
     expect(rowsOf(await db.execute(sql`select email, role, banned from auth_user order by email`))).toEqual([
@@ -169,7 +234,11 @@ describe("session fixation", () => {
     const auth = testAuth(db);
     const user = await makeUser(db, "ops");
     const planted = "ledger.session_token=attacker-chosen-token.attacker-chosen-signature";
-    const res = await post(auth, "/sign-in/email", { origin: BASE_URL, cookie: planted, body: credentials(user.email) });
+    const res = await post(auth, "/sign-in/email", {
+      origin: BASE_URL,
+      cookie: planted,
+      body: credentials(user.email),
+    });
     expect(res.status).toBe(200);
     expect(res.session).toBeDefined();
     expect(res.session).not.toBe(planted);
@@ -182,7 +251,11 @@ describe("session fixation", () => {
     const attacker = await makeUser(db, "support", "attacker@example.com");
     const victim = await makeUser(db, "admin", "victim@example.com");
     const { cookie: planted } = await signIn(auth, attacker.email, PASSWORD);
-    const res = await post(auth, "/sign-in/email", { origin: BASE_URL, cookie: planted, body: credentials(victim.email) });
+    const res = await post(auth, "/sign-in/email", {
+      origin: BASE_URL,
+      cookie: planted,
+      body: credentials(victim.email),
+    });
     expect(res.status).toBe(200);
     expect(res.session).not.toBe(planted);
     expect(res.session!.split("=")[1]!.split(".")[0]).not.toBe(planted!.split("=")[1]!.split(".")[0]);
@@ -207,14 +280,29 @@ describe("session fixation", () => {
     // The bare token, or the token with another signature, identifies nobody.
     const [token] = a.session!.split("=")[1]!.split(".");
     expect(await getActor(auth, new Headers({ cookie: `ledger.session_token=${token}` }))).toBeUndefined();
-    expect(await getActor(auth, new Headers({ cookie: `ledger.session_token=${token}.${"A".repeat(43)}` }))).toBeUndefined();
+    expect(
+      await getActor(auth, new Headers({ cookie: `ledger.session_token=${token}.${"A".repeat(43)}` })),
+    ).toBeUndefined();
   });
 
   it("[session] over https the session cookie is __Secure- and Secure", async () => {
-    const auth = createAuth(db, { baseURL: "https://ledger.example", secret: "test-secret-test-secret-test-secret-0123", signInPerMinute: 100, sessionHours: 12 });
+    const auth = createAuth(db, {
+      baseURL: "https://ledger.example",
+      secret: "test-secret-test-secret-test-secret-0123",
+      signInPerMinute: 100,
+      sessionHours: 12,
+    });
     const user = await makeUser(db, "ops");
     const res = await auth.handler(
-      new Request("https://ledger.example/api/auth/sign-in/email", { method: "POST", headers: { "content-type": "application/json", origin: "https://ledger.example", "x-forwarded-for": "198.19.250.1" }, body: credentials(user.email) }),
+      new Request("https://ledger.example/api/auth/sign-in/email", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          origin: "https://ledger.example",
+          "x-forwarded-for": "198.19.250.1",
+        },
+        body: credentials(user.email),
+      }),
     );
     expect(res.status).toBe(200);
     const header = res.headers.getSetCookie().find((c) => c.startsWith("__Secure-ledger.session_token="));
@@ -233,9 +321,12 @@ describe("session fixation", () => {
 
 describe("what Next's server-action CSRF check and the browser read from the app", () => {
   it("[csrf] next.config.ts lets no other origin call server actions (no serverActions.allowedOrigins)", () => {
-    const allowed = (nextConfig.experimental as { serverActions?: { allowedOrigins?: string[] } } | undefined)?.serverActions?.allowedOrigins ?? [];
+    const allowed =
+      (nextConfig.experimental as { serverActions?: { allowedOrigins?: string[] } } | undefined)?.serverActions
+        ?.allowedOrigins ?? [];
     expect(allowed).toEqual([]);
-    for (const host of ["evil.example", "127.0.0.1:4000", "127.0.0.1:3999.evil.example", "localhost"]) expect(isCsrfOriginAllowed(host, allowed), host).toBe(false);
+    for (const host of ["evil.example", "127.0.0.1:4000", "127.0.0.1:3999.evil.example", "localhost"])
+      expect(isCsrfOriginAllowed(host, allowed), host).toBe(false);
   });
 
   it("[csrf] the pages' CSP lets forms post only to the app and no site frame it", () => {

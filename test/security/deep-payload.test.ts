@@ -41,7 +41,9 @@ describe("a stored payload nested 5,000 levels deep", () => {
       expect(html.length).toBeLessThan(3 * raw.length + 4096);
       expect(ms).toBeLessThan(1000);
     }
-    const [html] = timed(() => renderToString(createElement(JsonViewer, { value: d.event.payload, raw: d.event.rawBody })));
+    const [html] = timed(() =>
+      renderToString(createElement(JsonViewer, { value: d.event.payload, raw: d.event.rawBody })),
+    );
     expect(html).toContain(raw.slice(0, 200).replaceAll('"', "&quot;"));
   });
 
@@ -86,7 +88,9 @@ describe("the viewer's other bounds", () => {
   });
 
   it("[security] an ordinary payload is still a tree, its text escaped", () => {
-    const html = renderToString(createElement(JsonViewer, { value: { data: { object: { id: "sub_1", note: "<script>x</script>" } } } }));
+    const html = renderToString(
+      createElement(JsonViewer, { value: { data: { object: { id: "sub_1", note: "<script>x</script>" } } } }),
+    );
     expect(html).toContain('data-path="data.object.id"');
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("Shown as text");
@@ -97,16 +101,36 @@ describe("console params no row can have", () => {
   it("[security] the event page's key: unknown source → 404, NUL / 400 characters / a lone surrogate → 400, a literal % is kept", () => {
     expect(eventKeyFromParams({ source: "nope", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
     expect(eventKeyFromParams({ source: "%ff", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
-    expect(eventKeyFromParams({ source: "stripe", eventId: "evt\u0000" })).toEqual({ ok: false, status: 400, error: "the event id contains U+0000 (NUL)" });
+    expect(eventKeyFromParams({ source: "stripe", eventId: "evt\u0000" })).toEqual({
+      ok: false,
+      status: 400,
+      error: "the event id contains U+0000 (NUL)",
+    });
     expect(eventKeyFromParams({ source: "stripe", eventId: "evt%00" })).toMatchObject({ ok: false, status: 400 });
-    expect(eventKeyFromParams({ source: "stripe", eventId: "e".repeat(400) })).toEqual({ ok: false, status: 400, error: "the event id is longer than 255 characters" });
+    expect(eventKeyFromParams({ source: "stripe", eventId: "e".repeat(400) })).toEqual({
+      ok: false,
+      status: 400,
+      error: "the event id is longer than 255 characters",
+    });
     expect(eventKeyFromParams({ source: "stripe", eventId: "\ud800" })).toMatchObject({ ok: false, status: 400 });
-    expect(eventKeyFromParams({ source: "stripe", eventId: "100%ff" })).toEqual({ ok: true, value: { source: "stripe", eventId: "100%ff" } });
-    expect(eventKeyFromParams({ source: "stripe", eventId: "evt_%E2%9C%93" })).toEqual({ ok: true, value: { source: "stripe", eventId: "evt_✓" } });
+    expect(eventKeyFromParams({ source: "stripe", eventId: "100%ff" })).toEqual({
+      ok: true,
+      value: { source: "stripe", eventId: "100%ff" },
+    });
+    expect(eventKeyFromParams({ source: "stripe", eventId: "evt_%E2%9C%93" })).toEqual({
+      ok: true,
+      value: { source: "stripe", eventId: "evt_✓" },
+    });
   });
 
   it("[security] a NUL or a lone surrogate in q or type is the caller's mistake (a ZodError the page shows), not a database error", async () => {
-    for (const filter of [{ q: "cus_\u0000" }, { type: ["x\u0000"] }, { type: "a,b\u0000" }, { q: "\ud800" }, { q: "x".repeat(400) }]) {
+    for (const filter of [
+      { q: "cus_\u0000" },
+      { type: ["x\u0000"] },
+      { type: "a,b\u0000" },
+      { q: "\ud800" },
+      { q: "x".repeat(400) },
+    ]) {
       const err = await listEvents(db, support, { filter }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ZodError);
     }

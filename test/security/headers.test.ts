@@ -8,7 +8,8 @@ import { contentSecurityPolicy } from "@/lib/server/security-headers";
 // proxy.ts is Next's middleware: these run it on NextRequest objects, as Next does for every page.
 const BASE = "http://127.0.0.1:3000";
 const signedIn = { cookie: "ledger.session_token=some-token" };
-const run = (path: string, headers: Record<string, string> = {}) => proxy(new NextRequest(`${BASE}${path}`, { headers }));
+const run = (path: string, headers: Record<string, string> = {}) =>
+  proxy(new NextRequest(`${BASE}${path}`, { headers }));
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(
@@ -47,22 +48,36 @@ describe("proxy: Content-Security-Policy with a per-request nonce", () => {
     expect(d.get("default-src")).toEqual(["'self'"]);
     expectFramingAndSniffingHeaders(res);
     // NextResponse.next({ request: { headers } }): Next overrides the request's headers with these before rendering.
-    expect(res.headers.get("x-middleware-override-headers")?.split(",")).toEqual(expect.arrayContaining(["content-security-policy", "x-nonce"]));
+    expect(res.headers.get("x-middleware-override-headers")?.split(",")).toEqual(
+      expect.arrayContaining(["content-security-policy", "x-nonce"]),
+    );
     expect(res.headers.get("x-middleware-request-content-security-policy")).toBe(csp);
     expect(res.headers.get("x-middleware-request-x-nonce")).toBe(nonce);
   });
 
   it("[security] every request gets a fresh nonce", () => {
-    const nonces = new Set(Array.from({ length: 50 }, () => getScriptNonceFromHeader(run("/events", signedIn).headers.get("content-security-policy")!)));
+    const nonces = new Set(
+      Array.from({ length: 50 }, () =>
+        getScriptNonceFromHeader(run("/events", signedIn).headers.get("content-security-policy")!),
+      ),
+    );
     expect(nonces.size).toBe(50);
   });
 
   it("[security] /sign-in, /setup and the auth API get the headers too, without being sent to sign in", () => {
-    for (const path of ["/sign-in", "/sign-in?next=%2Fusers", "/setup?token=abc", "/api/auth/get-session", "/api/health"]) {
+    for (const path of [
+      "/sign-in",
+      "/sign-in?next=%2Fusers",
+      "/setup?token=abc",
+      "/api/auth/get-session",
+      "/api/health",
+    ]) {
       const res = run(path);
       expect([path, res.status, res.headers.get("location")]).toEqual([path, 200, null]);
       expectFramingAndSniffingHeaders(res);
-      expect(res.headers.get("x-middleware-request-content-security-policy")).toBe(res.headers.get("content-security-policy"));
+      expect(res.headers.get("x-middleware-request-content-security-policy")).toBe(
+        res.headers.get("content-security-policy"),
+      );
     }
   });
 
@@ -77,13 +92,27 @@ describe("proxy: Content-Security-Policy with a per-request nonce", () => {
   it("[security] the matcher covers every page, /sign-in and /setup included; only the webhook path and static assets skip it", () => {
     const matchers = config.matcher.map((m) => new RegExp(`^${m}$`));
     const matched = (p: string) => matchers.some((r) => r.test(p));
-    for (const p of ["/", "/users", "/events", "/events/stripe/evt_1", "/events/stripe/evt_1/export", "/sign-in", "/setup", "/account", "/api/auth/sign-in/email", "/nope"])
+    for (const p of [
+      "/",
+      "/users",
+      "/events",
+      "/events/stripe/evt_1",
+      "/events/stripe/evt_1/export",
+      "/sign-in",
+      "/setup",
+      "/account",
+      "/api/auth/sign-in/email",
+      "/nope",
+    ])
       expect([p, matched(p)]).toEqual([p, true]);
-    for (const p of ["/_next/static/chunks/app.js", "/_next/image", "/favicon.ico", "/api/webhooks/stripe"]) expect([p, matched(p)]).toEqual([p, false]);
+    for (const p of ["/_next/static/chunks/app.js", "/_next/image", "/favicon.ico", "/api/webhooks/stripe"])
+      expect([p, matched(p)]).toEqual([p, false]);
   });
 
   it("[security] the policy upgrades insecure requests behind https, and allows eval only in development", () => {
-    expect(directives(contentSecurityPolicy({ nonce: "abc", https: true })).has("upgrade-insecure-requests")).toBe(true);
+    expect(directives(contentSecurityPolicy({ nonce: "abc", https: true })).has("upgrade-insecure-requests")).toBe(
+      true,
+    );
     expect(directives(contentSecurityPolicy({ nonce: "abc" })).has("upgrade-insecure-requests")).toBe(false);
     expect(directives(contentSecurityPolicy({ nonce: "abc", dev: true })).get("script-src")).toContain("'unsafe-eval'");
   });
@@ -92,7 +121,11 @@ describe("proxy: Content-Security-Policy with a per-request nonce", () => {
     const rules = (await nextConfig.headers?.()) ?? [];
     const all = rules.find((r) => r.source === "/:path*");
     const headers = Object.fromEntries((all?.headers ?? []).map((h) => [h.key.toLowerCase(), h.value]));
-    expect(headers).toMatchObject({ "x-frame-options": "DENY", "x-content-type-options": "nosniff", "referrer-policy": "strict-origin-when-cross-origin" });
+    expect(headers).toMatchObject({
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "strict-origin-when-cross-origin",
+    });
   });
 });
 
@@ -115,7 +148,12 @@ describe("proxy: URLs no page can mean", () => {
   });
 
   it("[security] well-formed escapes pass", () => {
-    for (const path of ["/events?q=caf%C3%A9", "/events?q=a+b&type=customer.subscription.updated", "/events/stripe/evt_%E2%9C%93", "/events/github/abc%2Fdef"])
+    for (const path of [
+      "/events?q=caf%C3%A9",
+      "/events?q=a+b&type=customer.subscription.updated",
+      "/events/stripe/evt_%E2%9C%93",
+      "/events/github/abc%2Fdef",
+    ])
       expect([path, run(path, signedIn).status]).toEqual([path, 200]);
   });
 });

@@ -78,9 +78,12 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-const head = (lines: string[]) => `POST /api/webhooks/stripe HTTP/1.1\r\nHost: ledger.test\r\nStripe-Signature: t=1,v1=00\r\n${lines.map((l) => `${l}\r\n`).join("")}\r\n`;
-const chunk = (data: string | Buffer) => Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);
-const headerOf = (text: string, name: string) => new RegExp(`^${name}: *(.*)$`, "im").exec(text.split("\r\n\r\n")[0] ?? "")?.[1]?.trim();
+const head = (lines: string[]) =>
+  `POST /api/webhooks/stripe HTTP/1.1\r\nHost: ledger.test\r\nStripe-Signature: t=1,v1=00\r\n${lines.map((l) => `${l}\r\n`).join("")}\r\n`;
+const chunk = (data: string | Buffer) =>
+  Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);
+const headerOf = (text: string, name: string) =>
+  new RegExp(`^${name}: *(.*)$`, "im").exec(text.split("\r\n\r\n")[0] ?? "")?.[1]?.trim();
 
 describe("bodies past WEBHOOK_MAX_BYTES", () => {
   it("[security] a chunked upload that keeps going after its 413 is cut off: Connection: close, socket closed, little read", async () => {
@@ -127,7 +130,9 @@ describe("slow clients", () => {
     c.socket.write(head(["Content-Length: 1000", "Content-Type: application/json"]) + '{"id":"evt_');
     await dribble(c, "a", 250, 4000);
     expect(c.status()).toBe(408);
-    expect(JSON.parse(c.text().split("\r\n\r\n")[1] ?? "")).toEqual({ error: `the body did not arrive within ${BODY_TIMEOUT_MS} ms` });
+    expect(JSON.parse(c.text().split("\r\n\r\n")[1] ?? "")).toEqual({
+      error: `the body did not arrive within ${BODY_TIMEOUT_MS} ms`,
+    });
     expect(headerOf(c.text(), "connection")).toBe("close");
     expect((await c.closed) - started).toBeLessThan(BODY_TIMEOUT_MS + 1500);
     expect(budget.held).toBe(0);
@@ -155,7 +160,13 @@ describe("slow clients", () => {
 
   it("[security] npm start's server bounds headers at 10 s and a whole request at 30 s", async () => {
     const own = createLifecycle({ timeoutMs: 2000 });
-    const { server: s } = await startLedgerServer({ host: "127.0.0.1", port: 0, lifecycle: own, log: () => {}, deps: depsFor(db) });
+    const { server: s } = await startLedgerServer({
+      host: "127.0.0.1",
+      port: 0,
+      lifecycle: own,
+      log: () => {},
+      deps: depsFor(db),
+    });
     expect([s.headersTimeout, s.requestTimeout]).toEqual([SERVER_TIMEOUTS.headersMs, SERVER_TIMEOUTS.requestMs]);
     expect(SERVER_TIMEOUTS.headersMs).toBeLessThanOrEqual(10_000);
     expect(SERVER_TIMEOUTS.requestMs).toBeLessThanOrEqual(30_000);
@@ -192,7 +203,9 @@ describe("bytes held by unverified bodies", () => {
     expect(budget.peak).toBeLessThanOrEqual(BUDGET);
     // The ones that fit are still waiting for the rest of their bodies: 408 after BODY_TIMEOUT_MS, bytes released.
     expect(await until(() => held.every((c) => c.status() !== 0), BODY_TIMEOUT_MS + 2000)).toBe(true);
-    expect(held.filter((c) => c.status() === 408).length).toBe(held.length - refused.filter((c) => c !== chunked).length);
+    expect(held.filter((c) => c.status() === 408).length).toBe(
+      held.length - refused.filter((c) => c !== chunked).length,
+    );
     expect(await until(() => budget.held === 0, 2000)).toBe(true);
   });
 
@@ -213,7 +226,11 @@ describe("the webhook path", () => {
     c.socket.write(`POST ${path} HTTP/1.1\r\nHost: ledger.test\r\nContent-Length: 2\r\n\r\n{}`);
     await until(() => c.text().includes("\r\n\r\n") && c.text().endsWith("}"), 2000);
     c.socket.destroy();
-    return { status: c.status(), body: JSON.parse(c.text().split("\r\n\r\n")[1] ?? "null") as { error: string }, text: c.text() };
+    return {
+      status: c.status(),
+      body: JSON.parse(c.text().split("\r\n\r\n")[1] ?? "null") as { error: string },
+      text: c.text(),
+    };
   }
 
   it("[security] a NUL, an invalid UTF-8 escape or a 400-character source answers 400 with a clear message, never 500", async () => {

@@ -32,8 +32,20 @@ const { db } = setupTestDb();
 
 const q = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await db.execute(query));
 const lease = { owner: "roles-test", leaseMs: 60_000 };
-const workerCtx = { policy: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, handlers: handlerLookup(), workerId: "console", leaseMs: 30_000 };
-const noSecrets = { stripe: [], github: [], shopify: [], paddle: [], slack: [], standard: [] } satisfies SecretsBySource;
+const workerCtx = {
+  policy: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 },
+  handlers: handlerLookup(),
+  workerId: "console",
+  leaseMs: 30_000,
+};
+const noSecrets = {
+  stripe: [],
+  github: [],
+  shopify: [],
+  paddle: [],
+  slack: [],
+  standard: [],
+} satisfies SecretsBySource;
 
 async function deadEvent(id: string) {
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
@@ -43,7 +55,9 @@ async function deadEvent(id: string) {
 /** Everything a refused verb could have changed (the audit log is checked on its own). */
 async function snapshot() {
   return {
-    events: await q(sql`select source, event_id, status, attempts, attempts_base, next_trigger, next_actor, lease_token from webhook_event order by event_id`),
+    events: await q(
+      sql`select source, event_id, status, attempts, attempts_base, next_trigger, next_actor, lease_token from webhook_event order by event_id`,
+    ),
     attempts: await q(sql`select count(*)::int as n from webhook_attempt`),
     runs: await q(sql`select id, status, lease_owner, last_error from replay_run order by id`),
     users: await q(sql`select id, email, role, banned from auth_user order by email`),
@@ -64,7 +78,12 @@ async function fixture(): Promise<Fixture> {
   const admin = await makeUser(db, "admin");
   const target = await makeUser(db, "support", "target@example.com");
   await deadEvent("evt_dead");
-  const run = await startReplayRun({ db, actor: ops, input: { source: "stripe", since: "2026-01-01T00:00:00Z", until: "2026-01-02T00:00:00Z" }, lease });
+  const run = await startReplayRun({
+    db,
+    actor: ops,
+    input: { source: "stripe", since: "2026-01-01T00:00:00Z", until: "2026-01-02T00:00:00Z" },
+    lease,
+  });
   return { ops, admin, target, runId: run.id };
 }
 
@@ -81,35 +100,93 @@ interface Verb {
 }
 
 const VERBS: Verb[] = [
-  { name: "requeueEvent (requeueEventAction)", action: "events.requeue", least: "ops", run: (actor) => requeueEvent({ db, actor, input: { source: "stripe", eventId: "evt_dead" } }) },
-  { name: "processEventNow (processNowAction)", action: "events.process-now", least: "ops", run: (actor) => processEventNow({ db, actor, input: { source: "stripe", eventId: "evt_dead" }, ctx: workerCtx }) },
-  { name: "requeueMatching (requeueMatchingAction)", action: "events.requeue-bulk", least: "ops", run: (actor) => requeueMatching({ db, actor, input: { filter: { status: ["dead"] }, confirmed: 1 } }) },
-  { name: "requirePermission replay.start (previewReplayAction, startReplayAction, …)", action: "replay.start", least: "ops", run: (actor) => requirePermission(db, actor, "replay.start", { action: "replay.start", target: "replay:preview" }) },
-  { name: "startReplayRun (launchReplay)", action: "replay.start", least: "ops", run: (actor) => startReplayRun({ db, actor, input: { source: "stripe", since: "2026-01-01T00:00:00Z" }, lease }) },
-  { name: "cancelReplayRun (cancelReplayAction)", action: "replay.cancel", least: "ops", run: (actor, f) => cancelReplayRun({ db, actor, id: f.runId }) },
+  {
+    name: "requeueEvent (requeueEventAction)",
+    action: "events.requeue",
+    least: "ops",
+    run: (actor) => requeueEvent({ db, actor, input: { source: "stripe", eventId: "evt_dead" } }),
+  },
+  {
+    name: "processEventNow (processNowAction)",
+    action: "events.process-now",
+    least: "ops",
+    run: (actor) => processEventNow({ db, actor, input: { source: "stripe", eventId: "evt_dead" }, ctx: workerCtx }),
+  },
+  {
+    name: "requeueMatching (requeueMatchingAction)",
+    action: "events.requeue-bulk",
+    least: "ops",
+    run: (actor) => requeueMatching({ db, actor, input: { filter: { status: ["dead"] }, confirmed: 1 } }),
+  },
+  {
+    name: "requirePermission replay.start (previewReplayAction, startReplayAction, …)",
+    action: "replay.start",
+    least: "ops",
+    run: (actor) => requirePermission(db, actor, "replay.start", { action: "replay.start", target: "replay:preview" }),
+  },
+  {
+    name: "startReplayRun (launchReplay)",
+    action: "replay.start",
+    least: "ops",
+    run: (actor) => startReplayRun({ db, actor, input: { source: "stripe", since: "2026-01-01T00:00:00Z" }, lease }),
+  },
+  {
+    name: "cancelReplayRun (cancelReplayAction)",
+    action: "replay.cancel",
+    least: "ops",
+    run: (actor, f) => cancelReplayRun({ db, actor, id: f.runId }),
+  },
   {
     name: "reopenReplayRun (resumeReplayAction)",
     action: "replay.resume",
     least: "ops",
     prepare: async (f) => {
-      await db.execute(sql`update replay_run set status = 'failed', lease_owner = null, lease_expires_at = null where id = ${f.runId}`);
+      await db.execute(
+        sql`update replay_run set status = 'failed', lease_owner = null, lease_expires_at = null where id = ${f.runId}`,
+      );
     },
     run: (actor, f) => reopenReplayRun({ db, actor, id: f.runId, lease }),
   },
-  { name: "createUser (createUserAction)", action: "users.create", least: "admin", run: (actor) => createUser({ db, actor, input: { email: "sneaky@example.com", role: "admin", password: "a long enough password" } }) },
-  { name: "setUserRole (setUserRoleAction)", action: "users.set-role", least: "admin", run: (actor, f) => setUserRole({ db, actor, input: { userId: f.target.id, role: "admin" } }) },
-  { name: "setUserDisabled (setUserDisabledAction)", action: "users.disable", least: "admin", run: (actor, f) => setUserDisabled({ db, actor, input: { userId: f.target.id, disabled: true } }) },
+  {
+    name: "createUser (createUserAction)",
+    action: "users.create",
+    least: "admin",
+    run: (actor) =>
+      createUser({
+        db,
+        actor,
+        input: { email: "sneaky@example.com", role: "admin", password: "a long enough password" },
+      }),
+  },
+  {
+    name: "setUserRole (setUserRoleAction)",
+    action: "users.set-role",
+    least: "admin",
+    run: (actor, f) => setUserRole({ db, actor, input: { userId: f.target.id, role: "admin" } }),
+  },
+  {
+    name: "setUserDisabled (setUserDisabledAction)",
+    action: "users.disable",
+    least: "admin",
+    run: (actor, f) => setUserDisabled({ db, actor, input: { userId: f.target.id, disabled: true } }),
+  },
   {
     name: "changePassword (changePasswordAction)",
     action: "users.change-password",
     least: "support",
-    run: (actor) => changePassword({ db, actor, input: { currentPassword: "correct horse battery", newPassword: "an attacker's new password" } }),
+    run: (actor) =>
+      changePassword({
+        db,
+        actor,
+        input: { currentPassword: "correct horse battery", newPassword: "an attacker's new password" },
+      }),
   },
 ];
 
-const auditRows = () => q<{ actor_id: string | null; actor_email: string; action: string; result: string; count: number | null }>(
-  sql`select actor_id, actor_email, action, result, (detail->>'count')::int as count from audit_log order by id`,
-);
+const auditRows = () =>
+  q<{ actor_id: string | null; actor_email: string; action: string; result: string; count: number | null }>(
+    sql`select actor_id, actor_email, action, result, (detail->>'count')::int as count from audit_log order by id`,
+  );
 
 describe("every state-changing verb behind a server action refuses support and anonymous callers", () => {
   for (const verb of VERBS) {
@@ -122,7 +199,9 @@ describe("every state-changing verb behind a server action refuses support and a
         const audit = (await auditRows()).length;
         await expect(verb.run(support, f)).rejects.toThrow(ForbiddenError);
         expect(await snapshot()).toEqual(before);
-        expect((await auditRows()).slice(audit)).toEqual([{ actor_id: support.id, actor_email: support.email, action: verb.action, result: "refused", count: null }]);
+        expect((await auditRows()).slice(audit)).toEqual([
+          { actor_id: support.id, actor_email: support.email, action: verb.action, result: "refused", count: null },
+        ]);
       });
 
     it(`[roles] ${verb.name} with no session: ForbiddenError, an anonymous refused row, nothing changed`, async () => {
@@ -133,7 +212,9 @@ describe("every state-changing verb behind a server action refuses support and a
       const calls = await Promise.allSettled([verb.run(undefined, f), verb.run(undefined, f), verb.run(undefined, f)]);
       expect(calls.every((c) => c.status === "rejected" && c.reason instanceof ForbiddenError)).toBe(true);
       expect(await snapshot()).toEqual(before);
-      expect((await auditRows()).slice(audit)).toEqual([{ actor_id: null, actor_email: "anonymous", action: verb.action, result: "refused", count: 3 }]);
+      expect((await auditRows()).slice(audit)).toEqual([
+        { actor_id: null, actor_email: "anonymous", action: verb.action, result: "refused", count: 3 },
+      ]);
     });
 
     // The control: the same call by the least role allowed succeeds, so the refusals above are the role check's.
@@ -145,7 +226,10 @@ describe("every state-changing verb behind a server action refuses support and a
       await verb.run(actor, f);
       const rows = (await auditRows()).slice(audit);
       if (verb.action === "replay.start" && verb.name.startsWith("requirePermission")) expect(rows).toEqual([]);
-      else expect(rows).toEqual([{ actor_id: actor.id, actor_email: actor.email, action: verb.action, result: "ok", count: null }]);
+      else
+        expect(rows).toEqual([
+          { actor_id: actor.id, actor_email: actor.email, action: verb.action, result: "ok", count: null },
+        ]);
     });
   }
 
@@ -162,7 +246,10 @@ describe("every state-changing verb behind a server action refuses support and a
       ["listEvents", () => listEvents(db, undefined, {})],
       ["getEventDetail", () => getEventDetail(db, undefined, { source: "stripe", eventId: "evt_dead" }, noSecrets)],
       ["exportEvent", () => exportEvent(db, undefined, { source: "stripe", eventId: "evt_dead" }, noSecrets)],
-      ["getEntityTimeline", () => getEntityTimeline(db, undefined, { source: "stripe", entityType: "invoice", entityId: "x" })],
+      [
+        "getEntityTimeline",
+        () => getEntityTimeline(db, undefined, { source: "stripe", entityType: "invoice", entityId: "x" }),
+      ],
       ["listAudit", () => listAudit(db, undefined)],
       ["listReplayRuns", () => listReplayRuns({ db, actor: undefined })],
       ["listUsers", () => listUsers({ db, actor: undefined })],
@@ -193,39 +280,58 @@ describe("every state-changing verb behind a server action refuses support and a
 
 describe("the first-admin setup link", () => {
   const baseURL = "http://127.0.0.1:3999";
-  const tokenOf = (r: Awaited<ReturnType<typeof bootstrapFirstAdmin>>) => new URL((r as { url: string }).url).searchParams.get("token")!;
+  const tokenOf = (r: Awaited<ReturnType<typeof bootstrapFirstAdmin>>) =>
+    new URL((r as { url: string }).url).searchParams.get("token")!;
   const admins = () => q(sql`select email, role from auth_user order by email`);
 
   it("[setup] a used link cannot create a second admin, and after it no new link is minted", async () => {
     const token = tokenOf(await bootstrapFirstAdmin(db, { baseURL }));
     await completeSetup(db, { token, email: "first@example.com", password: "a long admin password" });
-    await expect(completeSetup(db, { token, email: "second@example.com", password: "a long admin password" })).rejects.toThrow(ConflictError);
-    await expect(completeSetup(db, { token, email: "first@example.com", password: "another admin password" })).rejects.toThrow(ConflictError);
+    await expect(
+      completeSetup(db, { token, email: "second@example.com", password: "a long admin password" }),
+    ).rejects.toThrow(ConflictError);
+    await expect(
+      completeSetup(db, { token, email: "first@example.com", password: "another admin password" }),
+    ).rejects.toThrow(ConflictError);
     expect(await admins()).toEqual([{ email: "first@example.com", role: "admin" }]);
     expect(await isSetupTokenValid(db, token)).toBe(false);
     expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
     expect(await q(sql`select 1 from auth_verification`)).toEqual([]);
-    expect(await q(sql`select action, target, result from audit_log`)).toEqual([{ action: "users.setup-admin", target: "user:first@example.com", result: "ok" }]);
+    expect(await q(sql`select action, target, result from audit_log`)).toEqual([
+      { action: "users.setup-admin", target: "user:first@example.com", result: "ok" },
+    ]);
   });
 
   it("[setup] five concurrent uses of one link make exactly one admin", async () => {
     const token = tokenOf(await bootstrapFirstAdmin(db, { baseURL }));
     const results = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => completeSetup(db, { token, email: `racer${i}@example.com`, password: "a long admin password" })),
+      Array.from({ length: 5 }, (_, i) =>
+        completeSetup(db, { token, email: `racer${i}@example.com`, password: "a long admin password" }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof ConflictError)).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === "rejected")
+        .every((r) => (r as PromiseRejectedResult).reason instanceof ConflictError),
+    ).toBe(true);
     expect(await admins()).toHaveLength(1);
   });
 
   it("[setup] a link minted before a user existed is dead once one does; a wrong token neither works nor burns the real link", async () => {
     const token = tokenOf(await bootstrapFirstAdmin(db, { baseURL }));
     const guess = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
-    await expect(completeSetup(db, { token: guess, email: "guess@example.com", password: "a long admin password" })).rejects.toThrow(ConflictError);
-    await expect(completeSetup(db, { token: "", email: "empty@example.com", password: "a long admin password" })).rejects.toThrow();
+    await expect(
+      completeSetup(db, { token: guess, email: "guess@example.com", password: "a long admin password" }),
+    ).rejects.toThrow(ConflictError);
+    await expect(
+      completeSetup(db, { token: "", email: "empty@example.com", password: "a long admin password" }),
+    ).rejects.toThrow();
     expect(await isSetupTokenValid(db, token)).toBe(true);
     await makeUser(db, "admin", "env-admin@example.com");
-    await expect(completeSetup(db, { token, email: "late@example.com", password: "a long admin password" })).rejects.toThrow(ConflictError);
+    await expect(
+      completeSetup(db, { token, email: "late@example.com", password: "a long admin password" }),
+    ).rejects.toThrow(ConflictError);
     expect(await admins()).toEqual([{ email: "env-admin@example.com", role: "admin" }]);
   });
 });

@@ -56,30 +56,62 @@ const LITERAL = PAYLOADS[0];
 const SEEDED = ["evt_plain", "evt_dead", "gh-1", LITERAL].sort();
 
 const TABLES = [
-  "webhook_event", "webhook_delivery", "webhook_attempt", "entity_version", "entity_transition", "subscription", "order",
-  "customer_total", "replay_run", "audit_log", "auth_user", "auth_session", "auth_account", "auth_verification", "auth_rate_limit", "app_setting",
+  "webhook_event",
+  "webhook_delivery",
+  "webhook_attempt",
+  "entity_version",
+  "entity_transition",
+  "subscription",
+  "order",
+  "customer_total",
+  "replay_run",
+  "audit_log",
+  "auth_user",
+  "auth_session",
+  "auth_account",
+  "auth_verification",
+  "auth_rate_limit",
+  "app_setting",
 ];
 
-const TEST_SECRETS_BY_SOURCE = Object.fromEntries(Object.entries(TEST_SECRETS).map(([k, v]) => [k, [v]])) as unknown as SecretsBySource;
+const TEST_SECRETS_BY_SOURCE = Object.fromEntries(
+  Object.entries(TEST_SECRETS).map(([k, v]) => [k, [v]]),
+) as unknown as SecretsBySource;
 
 const support: Actor = { id: "u-support", email: "support@example.com", role: "support" };
 let ops: Actor;
 
 beforeEach(async () => {
-  await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_plain", subscriptionId: "sub_1Plain00001", customerId: "cus_Plain00001" }));
+  await claim(
+    db,
+    "stripe",
+    stripeSubscriptionEvent({ eventId: "evt_plain", subscriptionId: "sub_1Plain00001", customerId: "cus_Plain00001" }),
+  );
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_dead", customerId: "cus_Dead000001" }));
   await claim(db, "github", githubIssuesOpened(), { "x-github-delivery": "gh-1", "x-github-event": "issues" });
   const literal = stripeSubscriptionEvent({ eventId: LITERAL, subscriptionId: LITERAL, customerId: LITERAL });
   await claim(db, "stripe", { ...literal, type: LITERAL });
-  await db.execute(sql`update webhook_event set status = 'dead', attempts = 3 where event_id in ('evt_dead', ${LITERAL})`);
+  await db.execute(
+    sql`update webhook_event set status = 'dead', attempts = 3 where event_id in ('evt_dead', ${LITERAL})`,
+  );
   await db.execute(sql`update webhook_event set status = 'failed', attempts = 1 where event_id = 'gh-1'`);
   await writeAudit(db, { id: null, email: "system" }, { action: "seed", target: "seed", result: "ok" });
-  await db.insert(replayRun).values({ actor: "seed@example.com", source: "stripe", since: new Date("2026-01-01T00:00:00Z"), until: new Date("2026-01-02T00:00:00Z"), status: "succeeded" });
+  await db.insert(replayRun).values({
+    actor: "seed@example.com",
+    source: "stripe",
+    since: new Date("2026-01-01T00:00:00Z"),
+    until: new Date("2026-01-02T00:00:00Z"),
+    status: "succeeded",
+  });
   ops = await makeUser(db, "ops");
 });
 
 /** What the console turns into a 4xx: bad input (zod, ValidationError) or a key nothing has. */
-const isClientError = (err: unknown) => err instanceof ZodError || err instanceof ValidationError || err instanceof NotFoundError || err instanceof ConflictError;
+const isClientError = (err: unknown) =>
+  err instanceof ZodError ||
+  err instanceof ValidationError ||
+  err instanceof NotFoundError ||
+  err instanceof ConflictError;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
 
@@ -91,7 +123,8 @@ async function probe<T>(failures: string[], label: string, call: () => Promise<T
     outcome = { ok: true, value: await call() };
   } catch (err) {
     outcome = { ok: false, err };
-    if (!isClientError(err)) failures.push(`${label}: threw ${(err as Error)?.name ?? typeof err}: ${describeError(err).slice(0, 160)}`);
+    if (!isClientError(err))
+      failures.push(`${label}: threw ${(err as Error)?.name ?? typeof err}: ${describeError(err).slice(0, 160)}`);
   }
   const ms = performance.now() - started;
   if (ms >= 2000) failures.push(`${label}: took ${Math.round(ms)} ms (pg_sleep ran?)`);
@@ -102,7 +135,9 @@ const q = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await db.execute
 
 /** Every table still exists and the seeded rows are all still there, unchanged in number. */
 async function expectIntact(events = SEEDED.length) {
-  const missing = await q<{ t: string }>(sql`select t from unnest(${`{${TABLES.map((t) => `"${t}"`).join(",")}}`}::text[]) as t where to_regclass(quote_ident(t)) is null`);
+  const missing = await q<{ t: string }>(
+    sql`select t from unnest(${`{${TABLES.map((t) => `"${t}"`).join(",")}}`}::text[]) as t where to_regclass(quote_ident(t)) is null`,
+  );
   expect(missing).toEqual([]);
   expect(await q(sql`select count(*)::int as n from webhook_event`)).toEqual([{ n: events }]);
   expect((await q<{ n: number }>(sql`select count(*)::int as n from audit_log`))[0]!.n).toBeGreaterThanOrEqual(1);
@@ -110,7 +145,8 @@ async function expectIntact(events = SEEDED.length) {
   expect(await q(sql`select count(*)::int as n from auth_user`)).toEqual([{ n: 1 }]);
 }
 
-const idsOf = (o: Outcome<{ rows: { eventId: string }[] }>) => (o.ok ? o.value.rows.map((r) => r.eventId).sort() : undefined);
+const idsOf = (o: Outcome<{ rows: { eventId: string }[] }>) =>
+  o.ok ? o.value.rows.map((r) => r.eventId).sort() : undefined;
 const expected = (p: string) => (p === LITERAL ? [LITERAL] : []);
 
 describe("SQL injection through the console's query parameters", () => {
@@ -123,19 +159,25 @@ describe("SQL injection through the console's query parameters", () => {
     const failures: string[] = [];
     await probe(failures, "sleep", () => db.execute(sql`select pg_sleep(2.05)`));
     await probe(failures, "error", () => db.execute(sql`select 'x'::timestamptz`));
-    expect(failures).toEqual([expect.stringMatching(/^sleep: took \d+ ms/), expect.stringMatching(/^error: threw .*22007/)]);
+    expect(failures).toEqual([
+      expect.stringMatching(/^sleep: took \d+ ms/),
+      expect.stringMatching(/^error: threw .*22007/),
+    ]);
   });
 
   it("[sqli] /events: search and type match a payload only as literal text; source, status and sort refuse it", async () => {
     const failures: string[] = [];
-    const list = (label: string, input: ListEventsInput) => probe(failures, label, () => listEvents(db, support, input));
+    const list = (label: string, input: ListEventsInput) =>
+      probe(failures, label, () => listEvents(db, support, input));
     for (const p of PAYLOADS) {
       const search = await list(`q=${p}`, { filter: { q: p } });
       expect.soft(idsOf(search), `q=${p}`).toEqual(expected(p));
       const type = await list(`type=${p}`, { filter: { type: p } });
       expect.soft(idsOf(type), `type=${p}`).toEqual(expected(p));
       // The same, combined with the other keys, and as a repeated URL key (?type=a&type=b).
-      const combined = await list(`q+type+source=${p}`, { filter: { q: p, type: [p, "invoice.paid"], source: ["stripe"], status: ["dead"] } });
+      const combined = await list(`q+type+source=${p}`, {
+        filter: { q: p, type: [p, "invoice.paid"], source: ["stripe"], status: ["dead"] },
+      });
       expect.soft(idsOf(combined), `combined ${p}`).toEqual(expected(p));
       for (const key of ["source", "status"] as const) {
         const o = await list(`${key}=${p}`, { filter: { [key]: p } });
@@ -167,7 +209,9 @@ describe("SQL injection through the console's query parameters", () => {
     for (const p of PAYLOADS) {
       const o = await probe(failures, `cursor=${p}`, () => listEvents(db, support, { cursor: p }));
       expect.soft(o.ok === false && o.err instanceof ZodError, `cursor=${p}`).toBe(true);
-      const b64 = await probe(failures, `cursor=base64(${p})`, () => listEvents(db, support, { cursor: Buffer.from(p).toString("base64url") }));
+      const b64 = await probe(failures, `cursor=base64(${p})`, () =>
+        listEvents(db, support, { cursor: Buffer.from(p).toString("base64url") }),
+      );
       expect.soft(b64.ok === false && b64.err instanceof ZodError, `cursor=base64(${p})`).toBe(true);
     }
     expect(failures).toEqual([]);
@@ -177,11 +221,14 @@ describe("SQL injection through the console's query parameters", () => {
   it("[sqli] /events: a well-formed cursor carrying a payload as its source or event id compares as text", async () => {
     const failures: string[] = [];
     const [newest] = (await listEvents(db, support, { limit: 1 })).rows;
-    const ts = rowsOf<{ ts: string }>(await db.execute(sql`select max(received_at)::text as ts from webhook_event`))[0]!.ts;
+    const ts = rowsOf<{ ts: string }>(await db.execute(sql`select max(received_at)::text as ts from webhook_event`))[0]!
+      .ts;
     for (const p of PAYLOADS)
       for (const cursor of [encodeCursor([ts, p, "evt_x"]), encodeCursor([ts, "stripe", p]), encodeCursor([ts, p, p])])
         for (const back of [false, true]) {
-          const o = await probe(failures, `cursor(${p}, back=${back})`, () => listEvents(db, support, { cursor, back }));
+          const o = await probe(failures, `cursor(${p}, back=${back})`, () =>
+            listEvents(db, support, { cursor, back }),
+          );
           if (o.ok) expect.soft(SEEDED, `cursor ${p}`).toEqual(expect.arrayContaining(idsOf(o)!));
         }
     expect(newest).toBeDefined();
@@ -195,7 +242,9 @@ describe("SQL injection through the console's query parameters", () => {
   it("[sqli] /events: a cursor whose timestamp is a payload is refused as a damaged link, not a database error", async () => {
     const failures: string[] = [];
     for (const p of PAYLOADS) {
-      const o = await probe(failures, `cursor timestamp=${p}`, () => listEvents(db, support, { cursor: encodeCursor([p, "stripe", "evt_x"]) }));
+      const o = await probe(failures, `cursor timestamp=${p}`, () =>
+        listEvents(db, support, { cursor: encodeCursor([p, "stripe", "evt_x"]) }),
+      );
       if (o.ok) expect.soft(SEEDED, `cursor timestamp=${p}`).toEqual(expect.arrayContaining(idsOf(o)!));
     }
     expect(failures).toEqual([]);
@@ -205,10 +254,14 @@ describe("SQL injection through the console's query parameters", () => {
   it("[sqli] /events/{source}/{eventId}: a payload event id is looked up as text; a payload source is refused", async () => {
     const failures: string[] = [];
     for (const p of PAYLOADS) {
-      const o = await probe(failures, `event ${p}`, () => getEventDetail(db, support, { source: "stripe", eventId: p }, TEST_SECRETS_BY_SOURCE));
+      const o = await probe(failures, `event ${p}`, () =>
+        getEventDetail(db, support, { source: "stripe", eventId: p }, TEST_SECRETS_BY_SOURCE),
+      );
       if (p === LITERAL) expect.soft(o.ok && o.value.event.eventId, `event ${p}`).toBe(LITERAL);
       else expect.soft(o.ok === false && o.err instanceof NotFoundError, `event ${p} is not found`).toBe(true);
-      const s = await probe(failures, `source ${p}`, () => getEventDetail(db, support, { source: p as "stripe", eventId: "evt_plain" }, TEST_SECRETS_BY_SOURCE));
+      const s = await probe(failures, `source ${p}`, () =>
+        getEventDetail(db, support, { source: p as "stripe", eventId: "evt_plain" }, TEST_SECRETS_BY_SOURCE),
+      );
       expect.soft(s.ok === false && s.err instanceof ZodError, `source ${p}`).toBe(true);
     }
     expect(failures).toEqual([]);
@@ -218,12 +271,18 @@ describe("SQL injection through the console's query parameters", () => {
   it("[sqli] /entities/{source}/{type}/{id}: payload types and ids find nothing but their literal match", async () => {
     const failures: string[] = [];
     for (const p of PAYLOADS) {
-      const byId = await probe(failures, `entity id ${p}`, () => getEntityTimeline(db, support, { source: "stripe", entityType: "subscription", entityId: p }));
+      const byId = await probe(failures, `entity id ${p}`, () =>
+        getEntityTimeline(db, support, { source: "stripe", entityType: "subscription", entityId: p }),
+      );
       expect.soft(byId.ok && byId.value.entries.map((e) => e.eventId), `entity id ${p}`).toEqual(expected(p));
-      const byType = await probe(failures, `entity type ${p}`, () => getEntityTimeline(db, support, { source: "stripe", entityType: p, entityId: LITERAL }));
+      const byType = await probe(failures, `entity type ${p}`, () =>
+        getEntityTimeline(db, support, { source: "stripe", entityType: p, entityId: LITERAL }),
+      );
       expect.soft(byType.ok && byType.value.entries.length, `entity type ${p}`).toBe(0);
       expect.soft(byType.ok && byType.value.state, `entity type ${p}: no state table`).toBeUndefined();
-      const bySource = await probe(failures, `entity source ${p}`, () => getEntityTimeline(db, support, { source: p as "stripe", entityType: "subscription", entityId: "x" }));
+      const bySource = await probe(failures, `entity source ${p}`, () =>
+        getEntityTimeline(db, support, { source: p as "stripe", entityType: "subscription", entityId: "x" }),
+      );
       expect.soft(bySource.ok === false && bySource.err instanceof ZodError, `entity source ${p}`).toBe(true);
     }
     expect(failures).toEqual([]);
@@ -235,7 +294,9 @@ describe("SQL injection through the console's query parameters", () => {
   it("[sqli] /entities: an entity type named like an Object.prototype member is just an unknown type", async () => {
     const failures: string[] = [];
     for (const type of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
-      const o = await probe(failures, `entity type ${type}`, () => getEntityTimeline(db, support, { source: "stripe", entityType: type, entityId: "sub_1Plain00001" }));
+      const o = await probe(failures, `entity type ${type}`, () =>
+        getEntityTimeline(db, support, { source: "stripe", entityType: type, entityId: "sub_1Plain00001" }),
+      );
       if (o.ok) expect.soft(o.value.state, `entity type ${type}`).toBeUndefined();
     }
     expect(failures).toEqual([]);
@@ -267,16 +328,35 @@ describe("SQL injection through the console's query parameters", () => {
     const failures: string[] = [];
     const lease = { owner: "test", leaseMs: 60_000 };
     for (const p of PAYLOADS) {
-      const o = await probe(failures, `types=${p}`, () => startReplayRun({ db, actor: ops, input: { source: "stripe", since: "2026-01-01T00:00:00Z", until: "2026-01-02T00:00:00Z", types: [p], dryRun: true }, lease }));
+      const o = await probe(failures, `types=${p}`, () =>
+        startReplayRun({
+          db,
+          actor: ops,
+          input: {
+            source: "stripe",
+            since: "2026-01-01T00:00:00Z",
+            until: "2026-01-02T00:00:00Z",
+            types: [p],
+            dryRun: true,
+          },
+          lease,
+        }),
+      );
       expect.soft(o.ok && o.value.types, `types=${p}`).toEqual([p.trim()]);
-      const since = await probe(failures, `since=${p}`, () => startReplayRun({ db, actor: ops, input: { source: "stripe", since: p }, lease }));
+      const since = await probe(failures, `since=${p}`, () =>
+        startReplayRun({ db, actor: ops, input: { source: "stripe", since: p }, lease }),
+      );
       if (since.ok) expect.soft(Number.isNaN(since.value.since.getTime()), `since=${p}`).toBe(false);
       else expect.soft(since.err instanceof ZodError, `since=${p}`).toBe(true);
-      const source = await probe(failures, `source=${p}`, () => startReplayRun({ db, actor: ops, input: { source: p as "stripe", since: "2026-01-01T00:00:00Z" }, lease }));
+      const source = await probe(failures, `source=${p}`, () =>
+        startReplayRun({ db, actor: ops, input: { source: p as "stripe", since: "2026-01-01T00:00:00Z" }, lease }),
+      );
       expect.soft(source.ok === false && source.err instanceof ZodError, `source=${p}`).toBe(true);
     }
     const runs = await listReplayRuns({ db, actor: support, limit: 200 });
-    const previews = runs.filter((r) => r.dryRun && r.until.toISOString() === "2026-01-02T00:00:00.000Z").map((r) => r.types[0]);
+    const previews = runs
+      .filter((r) => r.dryRun && r.until.toISOString() === "2026-01-02T00:00:00.000Z")
+      .map((r) => r.types[0]);
     expect(previews.sort()).toEqual(PAYLOADS.map((p) => p.trim()).sort());
     expect(failures).toEqual([]);
     await expectIntact();
@@ -295,7 +375,9 @@ describe("SQL injection through the console's query parameters", () => {
     }
     // The requeue itself, last (it moves the literal event): only the literal match moves.
     for (const p of [...PAYLOADS.slice(1), LITERAL]) {
-      const o = await probe(failures, `requeue q=${p}`, () => requeueMatching({ db, actor: ops, input: { filter: { q: p }, confirmed: 1 } }));
+      const o = await probe(failures, `requeue q=${p}`, () =>
+        requeueMatching({ db, actor: ops, input: { filter: { q: p }, confirmed: 1 } }),
+      );
       expect.soft(o.ok && o.value.requeued, `requeue q=${p}`).toBe(p === LITERAL ? 1 : 0);
     }
     expect(await q(sql`select event_id, status from webhook_event order by event_id`)).toEqual(

@@ -22,15 +22,23 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
-const allSettled = async () => (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where status <> 'settled'`))[0]?.n === 0;
+const allSettled = async () =>
+  (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where status <> 'settled'`))[0]
+    ?.n === 0;
 
 describe("several workers at once", () => {
   it("[worker] two workers and the fast path together never double-apply", async () => {
     const customers = Array.from({ length: 20 }, (_, i) => `cus_Conc${String(i).padStart(6, "0")}`);
     const keys: { source: "stripe"; eventId: string }[] = [];
     const expected = new Map<string, number>();
-    const w1 = createWorker({ getDb: async () => db, settings: testSettings({ workerId: "w1", concurrency: 2, batchSize: 7 }) });
-    const w2 = createWorker({ getDb: async () => db, settings: testSettings({ workerId: "w2", concurrency: 2, batchSize: 5 }) });
+    const w1 = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ workerId: "w1", concurrency: 2, batchSize: 7 }),
+    });
+    const w2 = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ workerId: "w2", concurrency: 2, batchSize: 5 }),
+    });
     w1.start();
     w2.start();
     const fastPaths: Promise<unknown>[] = [];
@@ -43,24 +51,49 @@ describe("several workers at once", () => {
         // Redeliveries race the first delivery; only the claim decides.
         if (i % 7 === 0) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId, customerId, amount: 100 + i }));
         keys.push({ source: "stripe", eventId });
-        fastPaths.push(w1.processClaimed({ source: "stripe", eventId }), w2.processClaimed({ source: "stripe", eventId }));
+        fastPaths.push(
+          w1.processClaimed({ source: "stripe", eventId }),
+          w2.processClaimed({ source: "stripe", eventId }),
+        );
       }
       await Promise.all(fastPaths);
       await waitFor(allSettled, 30_000);
     } finally {
       await Promise.all([w1.stop(), w2.stop()]);
     }
-    const totals = await query<{ customer_id: string; amount_paid: string }>(db, sql`select customer_id, amount_paid::text from customer_total`);
-    expect(Object.fromEntries(totals.map((t) => [t.customer_id, Number(t.amount_paid)]))).toEqual(Object.fromEntries(expected));
-    const attempts = await query<{ n: number; events: number }>(db, sql`select count(*)::int as n, count(distinct event_id)::int as events from webhook_attempt where outcome = 'settled'`);
+    const totals = await query<{ customer_id: string; amount_paid: string }>(
+      db,
+      sql`select customer_id, amount_paid::text from customer_total`,
+    );
+    expect(Object.fromEntries(totals.map((t) => [t.customer_id, Number(t.amount_paid)]))).toEqual(
+      Object.fromEntries(expected),
+    );
+    const attempts = await query<{ n: number; events: number }>(
+      db,
+      sql`select count(*)::int as n, count(distinct event_id)::int as events from webhook_attempt where outcome = 'settled'`,
+    );
     expect(attempts).toEqual([{ n: 400, events: 400 }]);
     const actors = await query<{ actor: string }>(db, sql`select distinct actor from webhook_attempt order by actor`);
     expect(actors.map((a) => a.actor)).toEqual(["w1", "w2"]);
   });
 
   it("[worker] concurrent versions of one entity from many workers still end at the newest", async () => {
-    const workers = [1, 2, 3].map((n) => createWorker({ getDb: async () => db, settings: testSettings({ workerId: `w${n}`, concurrency: 2, batchSize: 3 }) }));
-    for (let v = 1; v <= 60; v++) await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_cv${v}`, created: 1000 + ((v * 37) % 60), status: v === 23 ? "canceled" : "active" }));
+    const workers = [1, 2, 3].map((n) =>
+      createWorker({
+        getDb: async () => db,
+        settings: testSettings({ workerId: `w${n}`, concurrency: 2, batchSize: 3 }),
+      }),
+    );
+    for (let v = 1; v <= 60; v++)
+      await claim(
+        db,
+        "stripe",
+        stripeSubscriptionEvent({
+          eventId: `evt_cv${v}`,
+          created: 1000 + ((v * 37) % 60),
+          status: v === 23 ? "canceled" : "active",
+        }),
+      );
     for (const w of workers) w.start();
     try {
       await waitFor(allSettled, 30_000);
@@ -68,7 +101,9 @@ describe("several workers at once", () => {
       await Promise.all(workers.map((w) => w.stop()));
     }
     // (23 * 37) % 60 = 11 … the newest version is 1000 + 59, reached by v with v*37 ≡ 59 (mod 60): v = 47.
-    expect(await query(db, sql`select version::text, updated_by_event from subscription`)).toEqual([{ version: "1059", updated_by_event: "evt_cv47" }]);
+    expect(await query(db, sql`select version::text, updated_by_event from subscription`)).toEqual([
+      { version: "1059", updated_by_event: "evt_cv47" },
+    ]);
   });
 });
 

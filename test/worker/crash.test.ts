@@ -10,9 +10,24 @@ import { query } from "./helpers";
 const { db } = setupTestDb();
 
 /** `npm run worker` as a real child process on this run's database. */
-function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProcess; ready: Promise<void>; exited: Promise<number | null> } {
+function startWorker(extraEnv: Record<string, string> = {}): {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+} {
   const child = spawn(process.execPath, ["--import", "tsx", "lib/worker/main.ts"], {
-    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), WORKER_LEASE_MS: "1500", WORKER_BATCH_SIZE: "40", WORKER_CONCURRENCY: "2", WORKER_POLL_MS: "50", WORKER_BACKOFF_BASE_MS: "10", WORKER_BACKOFF_MAX_MS: "50", WORKER_MAX_ATTEMPTS: "50", ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: inject("databaseUrl"),
+      WORKER_LEASE_MS: "1500",
+      WORKER_BATCH_SIZE: "40",
+      WORKER_CONCURRENCY: "2",
+      WORKER_POLL_MS: "50",
+      WORKER_BACKOFF_BASE_MS: "10",
+      WORKER_BACKOFF_MAX_MS: "50",
+      WORKER_MAX_ATTEMPTS: "50",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -28,7 +43,8 @@ function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProce
   return { child, ready, exited };
 }
 
-const count = async (where: ReturnType<typeof sql>) => (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where ${where}`))[0]?.n ?? -1;
+const count = async (where: ReturnType<typeof sql>) =>
+  (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where ${where}`))[0]?.n ?? -1;
 
 describe("crash safety", () => {
   it("[crash] a standalone worker SIGKILLed again and again mid-drain still applies every event exactly once", async () => {
@@ -43,14 +59,26 @@ describe("crash safety", () => {
         const amount = 100 + (i % 977);
         expectedTotals.set(customerId, (expectedTotals.get(customerId) ?? 0) + amount);
         const eventId = `evt_paid_${i}`;
-        rows.push({ source: "stripe", eventId, eventType: "invoice.paid", rawBody: JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId, amount })), headers: {} });
+        rows.push({
+          source: "stripe",
+          eventId,
+          eventType: "invoice.paid",
+          rawBody: JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId, amount })),
+          headers: {},
+        });
       } else {
         const subscriptionId = `sub_Crash${String(i % SUBS).padStart(5, "0")}`;
         const version = 1_000_000 + ((i * 7919) % 100_003); // scrambled arrival order
         const eventId = `evt_sub_${i}`;
         const cur = newest.get(subscriptionId);
         if (!cur || version > cur.version) newest.set(subscriptionId, { version, eventId });
-        rows.push({ source: "stripe", eventId, eventType: "customer.subscription.updated", rawBody: JSON.stringify(stripeSubscriptionEvent({ eventId, created: version, subscriptionId })), headers: {} });
+        rows.push({
+          source: "stripe",
+          eventId,
+          eventType: "customer.subscription.updated",
+          rawBody: JSON.stringify(stripeSubscriptionEvent({ eventId, created: version, subscriptionId })),
+          headers: {},
+        });
       }
     }
     for (const input of rows) await claimOne(db, input);
@@ -72,22 +100,39 @@ describe("crash safety", () => {
     const final = startWorker();
     await final.ready;
     const until = Date.now() + 60_000;
-    while ((await count(sql`status <> 'settled'`)) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while ((await count(sql`status <> 'settled'`)) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
     final.child.kill("SIGTERM");
     expect(await final.exited).toBe(0);
 
     expect(await count(sql`status <> 'settled'`)).toBe(0);
     expect(await count(sql`status = 'processing' or lease_token is not null`)).toBe(0);
     // Exactly one successful attempt per event; killed attempts show up as failed ones, never as a second success.
-    const [ok] = await query<{ n: number; distinct_events: number }>(db, sql`select count(*)::int as n, count(distinct event_id)::int as distinct_events from webhook_attempt where outcome <> 'failed'`);
+    const [ok] = await query<{ n: number; distinct_events: number }>(
+      db,
+      sql`select count(*)::int as n, count(distinct event_id)::int as distinct_events from webhook_attempt where outcome <> 'failed'`,
+    );
     expect(ok).toEqual({ n: rows.length, distinct_events: rows.length });
-    const totals = await query<{ customer_id: string; amount_paid: string }>(db, sql`select customer_id, amount_paid::text from customer_total`);
-    expect(Object.fromEntries(totals.map((t) => [t.customer_id, Number(t.amount_paid)]))).toEqual(Object.fromEntries(expectedTotals));
-    const subs = await query<{ external_id: string; version: string; updated_by_event: string }>(db, sql`select external_id, version::text, updated_by_event from subscription`);
-    expect(Object.fromEntries(subs.map((s) => [s.external_id, { version: Number(s.version), eventId: s.updated_by_event }]))).toEqual(Object.fromEntries(newest));
+    const totals = await query<{ customer_id: string; amount_paid: string }>(
+      db,
+      sql`select customer_id, amount_paid::text from customer_total`,
+    );
+    expect(Object.fromEntries(totals.map((t) => [t.customer_id, Number(t.amount_paid)]))).toEqual(
+      Object.fromEntries(expectedTotals),
+    );
+    const subs = await query<{ external_id: string; version: string; updated_by_event: string }>(
+      db,
+      sql`select external_id, version::text, updated_by_event from subscription`,
+    );
+    expect(
+      Object.fromEntries(subs.map((s) => [s.external_id, { version: Number(s.version), eventId: s.updated_by_event }])),
+    ).toEqual(Object.fromEntries(newest));
     const [transitions] = await query<{ n: number }>(db, sql`select count(*)::int as n from entity_transition`);
     expect(transitions?.n).toBe(rows.length);
-    const [failed] = await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_attempt where outcome = 'failed'`);
+    const [failed] = await query<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from webhook_attempt where outcome = 'failed'`,
+    );
     console.log(`[crash] ${failed?.n} attempts lost to kills, all retried`);
   }, 180_000);
 });

@@ -24,21 +24,42 @@ export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings
 }
 
 /** Claims a payload as the receiver would (the edge's describe, then the claim), skipping only the signature. */
-export async function claim(db: Db, source: Source, payload: unknown, headers: Record<string, string> = {}): Promise<boolean> {
-  const described = describeDelivery({ source, payload, rawBody: JSON.stringify(payload), headers: new Headers(headers), via: "provider" });
+export async function claim(
+  db: Db,
+  source: Source,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<boolean> {
+  const described = describeDelivery({
+    source,
+    payload,
+    rawBody: JSON.stringify(payload),
+    headers: new Headers(headers),
+    via: "provider",
+  });
   if (!described.ok) throw new Error(described.reason);
   const [result] = await claimEvents(db, [described.claim]);
   return result!.claimed;
 }
 
 /** Leases and processes until nothing is due (failed events with backoff are waited for). */
-export async function drain(db: Db, settings = testSettings(), opts: { handlers?: HandlerLookup; maxRounds?: number } = {}): Promise<Processed[]> {
+export async function drain(
+  db: Db,
+  settings = testSettings(),
+  opts: { handlers?: HandlerLookup; maxRounds?: number } = {},
+): Promise<Processed[]> {
   const all: Processed[] = [];
   const ctx = { policy: settings.policy, handlers: opts.handlers ?? settings.handlers };
   for (let round = 0; round < (opts.maxRounds ?? 1000); round++) {
-    const batch = await leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit: settings.batchSize });
+    const batch = await leaseDue(db, {
+      workerId: settings.workerId,
+      leaseMs: settings.leaseMs,
+      limit: settings.batchSize,
+    });
     if (batch.length === 0) {
-      const [pending] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from webhook_event where status in ('claimed','failed')`));
+      const [pending] = rowsOf<{ n: number }>(
+        await db.execute(sql`select count(*)::int as n from webhook_event where status in ('claimed','failed')`),
+      );
       if (!pending?.n) return all;
       await new Promise((r) => setTimeout(r, 10));
       continue;

@@ -23,28 +23,42 @@ const poisonous = handlerLookup([
     read: ({ eventId }) => ({ entity: { type: "customer", id: "cus_x" }, input: eventId }),
     async apply(tx, eventId) {
       if (eventId.startsWith("evt_poison")) throw new Error("downstream said no");
-      await tx.execute(sql`insert into customer_total (source, customer_id, currency, amount_paid, invoice_count) values ('stripe', ${eventId}, 'usd', 1, 1)`);
+      await tx.execute(
+        sql`insert into customer_total (source, customer_id, currency, amount_paid, invoice_count) values ('stripe', ${eventId}, 'usd', 1, 1)`,
+      );
       return {};
     },
   }),
 ]);
 
-const paid = (eventId: string, customerId = "cus_Lifecycle001", amount = 100) => stripeInvoicePaidEvent({ eventId, customerId, amount });
+const paid = (eventId: string, customerId = "cus_Lifecycle001", amount = 100) =>
+  stripeInvoicePaidEvent({ eventId, customerId, amount });
 
 describe("failure, retries and dead", () => {
   it("[worker] a poison event ends dead after WORKER_MAX_ATTEMPTS failed attempts while the others in its batch settle", async () => {
     for (const id of ["evt_ok1", "evt_poison", "evt_ok2"]) await claim(db, "stripe", paid(id));
     const settings = testSettings({ policy: { maxAttempts: 4, backoffBaseMs: 1, backoffMaxMs: 2 } });
     await drain(db, settings, { handlers: poisonous });
-    const events = await query<{ event_id: string; status: string; attempts: number; last_error: string | null }>(db, sql`select event_id, status, attempts, last_error from webhook_event order by event_id`);
+    const events = await query<{ event_id: string; status: string; attempts: number; last_error: string | null }>(
+      db,
+      sql`select event_id, status, attempts, last_error from webhook_event order by event_id`,
+    );
     expect(events).toEqual([
       { event_id: "evt_ok1", status: "settled", attempts: 1, last_error: null },
       { event_id: "evt_ok2", status: "settled", attempts: 1, last_error: null },
       { event_id: "evt_poison", status: "dead", attempts: 4, last_error: "downstream said no" },
     ]);
-    const attempts = await query<{ number: number; outcome: string; error: string | null }>(db, sql`select number, outcome, error from webhook_attempt where event_id = 'evt_poison' order by number`);
-    expect(attempts).toEqual([1, 2, 3, 4].map((number) => ({ number, outcome: "failed", error: "downstream said no" })));
-    expect(await query(db, sql`select customer_id from customer_total order by 1`)).toEqual([{ customer_id: "evt_ok1" }, { customer_id: "evt_ok2" }]);
+    const attempts = await query<{ number: number; outcome: string; error: string | null }>(
+      db,
+      sql`select number, outcome, error from webhook_attempt where event_id = 'evt_poison' order by number`,
+    );
+    expect(attempts).toEqual(
+      [1, 2, 3, 4].map((number) => ({ number, outcome: "failed", error: "downstream said no" })),
+    );
+    expect(await query(db, sql`select customer_id from customer_total order by 1`)).toEqual([
+      { customer_id: "evt_ok1" },
+      { customer_id: "evt_ok2" },
+    ]);
   });
 
   it("[worker] a failure schedules the retry with full-jitter backoff within base · 2^(n−1), capped", async () => {
@@ -56,7 +70,10 @@ describe("failure, retries and dead", () => {
       await db.execute(sql`update webhook_event set next_attempt_at = now()`);
       const leased = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 10 });
       await processLeased(db, leased, ctx);
-      const [row] = await query<{ ms: number }>(db, sql`select extract(epoch from next_attempt_at - now()) * 1000 as ms from webhook_event`);
+      const [row] = await query<{ ms: number }>(
+        db,
+        sql`select extract(epoch from next_attempt_at - now()) * 1000 as ms from webhook_event`,
+      );
       delays.push(Number(row?.ms));
     }
     expect(delays[0]).toBeGreaterThanOrEqual(-50);
@@ -84,7 +101,9 @@ describe("failure, retries and dead", () => {
     try {
       const leased = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 1 });
       expect(leased.map((e) => e.attempt)).toEqual([1]);
-      expect(await processLeased(db, leased, { policy: testSettings().policy, handlers: observing })).toMatchObject([{ outcome: "settled" }]);
+      expect(await processLeased(db, leased, { policy: testSettings().policy, handlers: observing })).toMatchObject([
+        { outcome: "settled" },
+      ]);
       expect(seen).toEqual([{ status: "processing", attempts: 1, leased_by: "w" }]);
     } finally {
       await other.end();
@@ -105,7 +124,12 @@ describe("leases and fencing", () => {
     // The stalled worker wakes up and tries to finish its attempt.
     expect((await processLeased(db, [stalled!], ctx)).map((r) => r.outcome)).toEqual(["lease-lost"]);
     expect(await query(db, sql`select number, actor, outcome, error from webhook_attempt order by number`)).toEqual([
-      { number: 1, actor: "stalled", outcome: "failed", error: "lease expired: the worker stopped or stalled before settling" },
+      {
+        number: 1,
+        actor: "stalled",
+        outcome: "failed",
+        error: "lease expired: the worker stopped or stalled before settling",
+      },
       { number: 2, actor: "takeover", outcome: "settled", error: null },
     ]);
     expect(await query(db, sql`select count(*)::int as n from entity_transition`)).toEqual([{ n: 1 }]);
@@ -132,7 +156,9 @@ describe("leases and fencing", () => {
       await reapExpiredLeases(db, policy);
     }
     expect(await query(db, sql`select status, attempts from webhook_event`)).toEqual([{ status: "dead", attempts: 3 }]);
-    expect(await query(db, sql`select count(*)::int as n from webhook_attempt where outcome = 'failed'`)).toEqual([{ n: 3 }]);
+    expect(await query(db, sql`select count(*)::int as n from webhook_attempt where outcome = 'failed'`)).toEqual([
+      { n: 3 },
+    ]);
   });
 });
 
@@ -142,35 +168,65 @@ describe("requeue and process now", () => {
     const settings = testSettings({ policy: { maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 1 } });
     await drain(db, settings, { handlers: poisonous });
     expect(await query(db, sql`select status from webhook_event`)).toEqual([{ status: "dead" }]);
-    expect(await requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_poison_requeue" } })).toEqual({ status: "claimed" });
+    expect(await requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_poison_requeue" } })).toEqual({
+      status: "claimed",
+    });
     await drain(db, settings); // the built-in handler: the "bug" is fixed
-    const attempts = await query<{ number: number; trigger: string; actor: string; outcome: string }>(db, sql`select number, trigger, actor, outcome from webhook_attempt order by number`);
-    expect(attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([[1, "auto", "failed"], [2, "auto", "failed"], [3, "requeue", "settled"]]);
+    const attempts = await query<{ number: number; trigger: string; actor: string; outcome: string }>(
+      db,
+      sql`select number, trigger, actor, outcome from webhook_attempt order by number`,
+    );
+    expect(attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([
+      [1, "auto", "failed"],
+      [2, "auto", "failed"],
+      [3, "requeue", "settled"],
+    ]);
     expect(attempts[2]?.actor).toBe("ops@example.com");
   });
 
   it("[worker] requeue refuses a settled event and names its status; an unknown event is not found", async () => {
     await claim(db, "stripe", paid("evt_done"));
     await drain(db);
-    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow(ConflictError);
-    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow("event evt_done is settled; only failed or dead events can be requeued");
-    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_nope" } })).rejects.toThrow(NotFoundError);
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow(
+      ConflictError,
+    );
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_done" } })).rejects.toThrow(
+      "event evt_done is settled; only failed or dead events can be requeued",
+    );
+    await expect(requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_nope" } })).rejects.toThrow(
+      NotFoundError,
+    );
   });
 
   it("[worker] process now runs a failed event at once, ignoring its backoff, recorded as process-now", async () => {
     await claim(db, "stripe", paid("evt_later"));
-    await db.execute(sql`update webhook_event set status = 'failed', attempts = 1, next_attempt_at = now() + interval '1 hour'`);
+    await db.execute(
+      sql`update webhook_event set status = 'failed', attempts = 1, next_attempt_at = now() + interval '1 hour'`,
+    );
     const ctx = { policy: testSettings().policy, handlers: handlerLookup(), workerId: "console", leaseMs: 30_000 };
     const result = await processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx });
     expect(result.outcome).toBe("settled");
-    expect(await query(db, sql`select number, trigger, actor, outcome from webhook_attempt`)).toEqual([{ number: 2, trigger: "process-now", actor: "ops@example.com", outcome: "settled" }]);
-    await expect(processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx })).rejects.toThrow(/is settled/);
+    expect(await query(db, sql`select number, trigger, actor, outcome from webhook_attempt`)).toEqual([
+      { number: 2, trigger: "process-now", actor: "ops@example.com", outcome: "settled" },
+    ]);
+    await expect(
+      processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx }),
+    ).rejects.toThrow(/is settled/);
   });
 
   it("[worker] a replayed event's attempt is recorded with trigger replay", async () => {
     const { claimOne } = await import("@/test/claim");
-    await claimOne(db, { source: "stripe", eventId: "evt_rp", eventType: "invoice.paid", rawBody: JSON.stringify(paid("evt_rp")), headers: {}, via: "replay" });
+    await claimOne(db, {
+      source: "stripe",
+      eventId: "evt_rp",
+      eventType: "invoice.paid",
+      rawBody: JSON.stringify(paid("evt_rp")),
+      headers: {},
+      via: "replay",
+    });
     await drain(db);
-    expect(await query(db, sql`select trigger, actor, outcome from webhook_attempt`)).toEqual([{ trigger: "replay", actor: "replay", outcome: "settled" }]);
+    expect(await query(db, sql`select trigger, actor, outcome from webhook_attempt`)).toEqual([
+      { trigger: "replay", actor: "replay", outcome: "settled" },
+    ]);
   });
 });

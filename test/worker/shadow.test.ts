@@ -10,7 +10,12 @@ import { drain, query } from "./helpers";
 const { db } = setupTestDb();
 
 const paid = (eventId: string, claimMode: "enforce" | "shadow"): ClaimInput => ({
-  source: "stripe", eventId, eventType: "invoice.paid", rawBody: JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId: "cus_Shadow00001", amount: 500 })), headers: {}, claimMode,
+  source: "stripe",
+  eventId,
+  eventType: "invoice.paid",
+  rawBody: JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId: "cus_Shadow00001", amount: 500 })),
+  headers: {},
+  claimMode,
 });
 
 describe("CLAIM_MODE=shadow", () => {
@@ -20,7 +25,9 @@ describe("CLAIM_MODE=shadow", () => {
     expect(await claimOne(db, paid("evt_sh1", "shadow"))).toEqual({ claimed: false, reprocessed: true });
     await drain(db);
     // The delta ran twice: exactly the double-processing shadow mode is there to measure.
-    expect(await query(db, sql`select amount_paid::text, invoice_count from customer_total`)).toEqual([{ amount_paid: "1000", invoice_count: 2 }]);
+    expect(await query(db, sql`select amount_paid::text, invoice_count from customer_total`)).toEqual([
+      { amount_paid: "1000", invoice_count: 2 },
+    ]);
     expect(await query(db, sql`select claimed, reprocessed from webhook_delivery order by id`)).toEqual([
       { claimed: true, reprocessed: false },
       { claimed: false, reprocessed: true },
@@ -39,12 +46,25 @@ describe("CLAIM_MODE=shadow", () => {
   it("[shadow] the duplicate report gives the rate per source and type over a window", async () => {
     for (const id of ["evt_r1", "evt_r2", "evt_r1", "evt_r1"]) await claimOne(db, paid(id, "enforce"));
     const sub = stripeSubscriptionEvent({ eventId: "evt_rs" });
-    await claimOne(db, { source: "stripe", eventId: "evt_rs", eventType: "customer.subscription.updated", rawBody: JSON.stringify(sub), headers: {} });
+    await claimOne(db, {
+      source: "stripe",
+      eventId: "evt_rs",
+      eventType: "customer.subscription.updated",
+      rawBody: JSON.stringify(sub),
+      headers: {},
+    });
     const window = { since: parseSince("1h"), until: new Date(Date.now() + 1000) };
     const rows = await duplicateReport(db, window);
     expect(rows).toEqual([
       { source: "stripe", eventType: "invoice.paid", deliveries: 4, duplicates: 2, reprocessed: 0, rate: 0.5 },
-      { source: "stripe", eventType: "customer.subscription.updated", deliveries: 1, duplicates: 0, reprocessed: 0, rate: 0 },
+      {
+        source: "stripe",
+        eventType: "customer.subscription.updated",
+        deliveries: 1,
+        duplicates: 0,
+        reprocessed: 0,
+        rate: 0,
+      },
     ]);
     expect(formatDuplicateReport(rows, window)).toMatch(/all\s+5\s+2\s+40\.00 %/);
     expect(await duplicateReport(db, { since: parseSince("2h"), until: parseSince("1h") })).toEqual([]);

@@ -9,17 +9,31 @@ export function EventActions({ source, eventId, status }: { source: string; even
   const run = (label: string, action: typeof requeueEventAction | typeof processNowAction) =>
     startTransition(async () => {
       const result = await action({ source, eventId });
-      setMessage(result.ok ? { ok: true, text: `${label}: ${"outcome" in result.data ? result.data.outcome : result.data.status}` } : { ok: false, text: result.error });
+      setMessage(
+        result.ok
+          ? { ok: true, text: `${label}: ${"outcome" in result.data ? result.data.outcome : result.data.status}` }
+          : { ok: false, text: result.error },
+      );
     });
   return (
     <div className="actions">
       {(status === "failed" || status === "dead") && (
-        <button type="button" className="secondary" disabled={pending} onClick={() => run("Requeued", requeueEventAction)}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={pending}
+          onClick={() => run("Requeued", requeueEventAction)}
+        >
           Requeue
         </button>
       )}
       {status !== "settled" && status !== "processing" && (
-        <button type="button" className="secondary" disabled={pending} onClick={() => run("Processed", processNowAction)}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={pending}
+          onClick={() => run("Processed", processNowAction)}
+        >
           Process now
         </button>
       )}

@@ -18,7 +18,12 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   let page: EventPage = { rows: [] };
   let inputError: string | undefined;
   try {
-    page = await listEvents(db, actor, { filter, sort: sortFromParams(sp), cursor: one(sp.cursor), back: one(sp.back) === "1" });
+    page = await listEvents(db, actor, {
+      filter,
+      sort: sortFromParams(sp),
+      cursor: one(sp.cursor),
+      back: one(sp.back) === "1",
+    });
   } catch (err) {
     if (!(err instanceof ZodError)) throw err;
     inputError = err.issues.map((i) => i.message).join("; ");
@@ -43,8 +48,16 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         <span className="muted">
           {rows.length} event{rows.length === 1 ? "" : "s"} on this page{filtered ? " (filtered)" : ""}
         </span>
-        {page.prevCursor ? <Link href={viewHref(sp, { cursor: page.prevCursor, back: "1" })}>← Newer</Link> : <span className="muted">← Newer</span>}
-        {page.nextCursor ? <Link href={viewHref(sp, { cursor: page.nextCursor })}>Older →</Link> : <span className="muted">Older →</span>}
+        {page.prevCursor ? (
+          <Link href={viewHref(sp, { cursor: page.prevCursor, back: "1" })}>← Newer</Link>
+        ) : (
+          <span className="muted">← Newer</span>
+        )}
+        {page.nextCursor ? (
+          <Link href={viewHref(sp, { cursor: page.nextCursor })}>Older →</Link>
+        ) : (
+          <span className="muted">Older →</span>
+        )}
       </nav>
     </>
   );

@@ -32,12 +32,21 @@ async function requireReplayRole(target: string) {
 }
 
 /** A dry run of the form's window, run in the background: its counts are the preview. */
-export async function previewReplayAction(_prev: ActionResult<{ runId: number }> | undefined, form: FormData): Promise<ActionResult<{ runId: number }>> {
+export async function previewReplayAction(
+  _prev: ActionResult<{ runId: number }> | undefined,
+  form: FormData,
+): Promise<ActionResult<{ runId: number }>> {
   try {
     const { actor } = await requireReplayRole("replay:preview");
     const f = PreviewForm.parse(Object.fromEntries(form));
-    const types = (f.types ?? "").split(",").map((t) => t.trim()).filter(Boolean);
-    const run = await launchReplay({ actor, input: { source: f.source as "stripe", since: f.since, until: f.until || undefined, types, dryRun: true } });
+    const types = (f.types ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
+    const run = await launchReplay({
+      actor,
+      input: { source: f.source as "stripe", since: f.since, until: f.until || undefined, types, dryRun: true },
+    });
     revalidatePath("/replays");
     return { ok: true, data: { runId: run.id } };
   } catch (err) {

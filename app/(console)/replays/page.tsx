@@ -15,14 +15,16 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
   const canRun = can(actor.role, "replay.start");
   const runs = await listReplayRuns({ db, actor });
   const { preview: previewId } = await searchParams;
-  const preview = canRun && previewId && /^\d{1,15}$/.test(previewId) ? await getReplayRun(db, Number(previewId)) : undefined;
+  const preview =
+    canRun && previewId && /^\d{1,15}$/.test(previewId) ? await getReplayRun(db, Number(previewId)) : undefined;
   const live = runs.some((r) => r.status === "running") || preview?.status === "running";
   return (
     <>
       <h1>Replays</h1>
       <p className="muted">
-        Pull a window of events back from a provider&apos;s API when deliveries were missed. Every event goes through the same claim as a delivery, so
-        the ledger keeps what it already has and processes only the new ones (their attempts show trigger <code>replay</code>).
+        Pull a window of events back from a provider&apos;s API when deliveries were missed. Every event goes through
+        the same claim as a delivery, so the ledger keeps what it already has and processes only the new ones (their
+        attempts show trigger <code>replay</code>).
       </p>
       {canRun && <ReplayForm sources={replaySourceStatus()} />}
       {preview?.dryRun && <PreviewPanel run={preview} />}

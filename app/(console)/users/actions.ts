@@ -10,7 +10,16 @@ import { getRequestContext } from "../../_lib/session";
 export async function createUserAction(_prev: ActionResult | undefined, form: FormData): Promise<ActionResult> {
   try {
     const { db, actor } = await getRequestContext();
-    await createUser({ db, actor, input: { email: String(form.get("email") ?? ""), name: String(form.get("name") ?? ""), role: String(form.get("role")) as "support", password: String(form.get("password") ?? "") } });
+    await createUser({
+      db,
+      actor,
+      input: {
+        email: String(form.get("email") ?? ""),
+        name: String(form.get("name") ?? ""),
+        role: String(form.get("role")) as "support",
+        password: String(form.get("password") ?? ""),
+      },
+    });
     revalidatePath("/users");
     return { ok: true, data: undefined };
   } catch (err) {

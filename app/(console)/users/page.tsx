@@ -13,7 +13,9 @@ export default async function UsersPage() {
   return (
     <>
       <h1>Users</h1>
-      <p className="muted">support reads everything · ops also requeues, processes and replays · admin also manages users.</p>
+      <p className="muted">
+        support reads everything · ops also requeues, processes and replays · admin also manages users.
+      </p>
       <CreateUserForm roles={ROLES} />
       <h2>{users.length} users</h2>
       <table>
@@ -36,7 +38,13 @@ export default async function UsersPage() {
               </td>
               <td className="mono">{u.createdAt.toISOString().slice(0, 10)}</td>
               <td>
-                <UserRowActions userId={u.id} role={u.role} disabled={u.disabled} roles={ROLES} self={u.id === actor.id} />
+                <UserRowActions
+                  userId={u.id}
+                  role={u.role}
+                  disabled={u.disabled}
+                  roles={ROLES}
+                  self={u.id === actor.id}
+                />
               </td>
             </tr>
           ))}

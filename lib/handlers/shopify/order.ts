@@ -16,7 +16,15 @@ interface OrderState {
   cancelledAt: Date | null;
 }
 
-const FIELDS = ["name", "email", "financialStatus", "fulfillmentStatus", "totalPrice", "currency", "cancelledAt"] as const;
+const FIELDS = [
+  "name",
+  "email",
+  "financialStatus",
+  "fulfillmentStatus",
+  "totalPrice",
+  "currency",
+  "cancelledAt",
+] as const;
 
 /** orders/create|updated|cancelled → order, versioned by the order's updated_at. */
 export const shopifyOrder = defineSnapshotHandler<OrderState>({
@@ -43,13 +51,45 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
   async write(tx, state, { entity, event }) {
     const key = and(eq(order.source, "shopify"), eq(order.externalId, state.externalId));
     const [before] = await tx.select().from(order).where(key);
-    const row = { source: "shopify", ...state, version: entity.version, updatedByEvent: event.eventId, updatedAt: new Date() };
-    const { name, email, financialStatus, fulfillmentStatus, totalPrice, currency, cancelledAt, version, updatedByEvent, updatedAt } = row;
-    const set = { name, email, financialStatus, fulfillmentStatus, totalPrice, currency, cancelledAt, version, updatedByEvent, updatedAt };
+    const row = {
+      source: "shopify",
+      ...state,
+      version: entity.version,
+      updatedByEvent: event.eventId,
+      updatedAt: new Date(),
+    };
+    const {
+      name,
+      email,
+      financialStatus,
+      fulfillmentStatus,
+      totalPrice,
+      currency,
+      cancelledAt,
+      version,
+      updatedByEvent,
+      updatedAt,
+    } = row;
+    const set = {
+      name,
+      email,
+      financialStatus,
+      fulfillmentStatus,
+      totalPrice,
+      currency,
+      cancelledAt,
+      version,
+      updatedByEvent,
+      updatedAt,
+    };
     await tx
       .insert(order)
       .values(row)
-      .onConflictDoUpdate({ target: [order.source, order.externalId], set, setWhere: sql`${order.version} < excluded.version` });
+      .onConflictDoUpdate({
+        target: [order.source, order.externalId],
+        set,
+        setWhere: sql`${order.version} < excluded.version`,
+      });
     return diff(before, row, FIELDS);
   },
 });

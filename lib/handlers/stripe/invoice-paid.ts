@@ -19,8 +19,15 @@ export const stripeInvoicePaid = defineDeltaHandler<Paid>({
   read({ payload }) {
     const invoice = objectAt(payload, "data.object");
     const customer = invoice.customer;
-    const customerId = typeof customer === "object" && customer !== null ? stringAt(customer as Record<string, unknown>, "id", "data.object.customer") : stringAt(invoice, "customer", "data.object");
-    const input = { customerId, currency: stringAt(invoice, "currency", "data.object"), amountPaid: integerAt(invoice, "amount_paid", "data.object") };
+    const customerId =
+      typeof customer === "object" && customer !== null
+        ? stringAt(customer as Record<string, unknown>, "id", "data.object.customer")
+        : stringAt(invoice, "customer", "data.object");
+    const input = {
+      customerId,
+      currency: stringAt(invoice, "currency", "data.object"),
+      amountPaid: integerAt(invoice, "amount_paid", "data.object"),
+    };
     return { entity: { type: "customer", id: customerId }, input };
   },
   async apply(tx, { customerId, currency, amountPaid }) {
@@ -29,7 +36,11 @@ export const stripeInvoicePaid = defineDeltaHandler<Paid>({
       .values({ source: "stripe", customerId, currency, amountPaid, invoiceCount: 1 })
       .onConflictDoUpdate({
         target: [customerTotal.source, customerTotal.customerId, customerTotal.currency],
-        set: { amountPaid: sql`${customerTotal.amountPaid} + excluded.amount_paid`, invoiceCount: sql`${customerTotal.invoiceCount} + 1`, updatedAt: new Date() },
+        set: {
+          amountPaid: sql`${customerTotal.amountPaid} + excluded.amount_paid`,
+          invoiceCount: sql`${customerTotal.invoiceCount} + 1`,
+          updatedAt: new Date(),
+        },
       })
       .returning({ amountPaid: customerTotal.amountPaid });
     const to = after?.amountPaid ?? amountPaid;

@@ -21,7 +21,12 @@ export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
     const customer = object.customer;
     const state: SubscriptionState = {
       externalId,
-      customerId: typeof customer === "string" ? customer : typeof customer === "object" && customer ? optionalString(customer as Record<string, unknown>, "id") : null,
+      customerId:
+        typeof customer === "string"
+          ? customer
+          : typeof customer === "object" && customer
+            ? optionalString(customer as Record<string, unknown>, "id")
+            : null,
       plan: firstPriceId(object.items, "data.object.items.data"),
       status,
     };

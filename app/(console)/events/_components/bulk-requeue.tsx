@@ -22,7 +22,11 @@ export function BulkRequeue({ filter }: { filter: Filter }) {
     startTransition(async () => {
       const r = await requeueMatchingAction({ filter, confirmed });
       setCount(undefined);
-      setMessage(r.ok ? { ok: true, text: `Requeued ${r.data.requeued} event${r.data.requeued === 1 ? "" : "s"}.` } : { ok: false, text: r.error });
+      setMessage(
+        r.ok
+          ? { ok: true, text: `Requeued ${r.data.requeued} event${r.data.requeued === 1 ? "" : "s"}.` }
+          : { ok: false, text: r.error },
+      );
     });
   return (
     <div className="bulk">
@@ -32,7 +36,8 @@ export function BulkRequeue({ filter }: { filter: Filter }) {
         </button>
       ) : (
         <span className="confirm" role="alertdialog" aria-label="Confirm bulk requeue">
-          Requeue <strong>{count.toLocaleString("en")}</strong> failed/dead event{count === 1 ? "" : "s"} matching this filter?
+          Requeue <strong>{count.toLocaleString("en")}</strong> failed/dead event{count === 1 ? "" : "s"} matching this
+          filter?
           <button type="button" disabled={pending} onClick={() => confirm(count)}>
             Requeue {count.toLocaleString("en")}
           </button>

@@ -25,13 +25,24 @@ const features = tableFeatures({ rowSortingFeature });
 const col = createColumnHelper<typeof features, EventRowView>();
 
 const baseColumns = [
-  col.accessor("receivedAt", { id: "received", header: "Received (UTC)", enableSorting: true, sortDescFirst: true, meta: { className: "nowrap mono" }, cell: (c) => utc(c.getValue()) }),
+  col.accessor("receivedAt", {
+    id: "received",
+    header: "Received (UTC)",
+    enableSorting: true,
+    sortDescFirst: true,
+    meta: { className: "nowrap mono" },
+    cell: (c) => utc(c.getValue()),
+  }),
   col.accessor("source", { header: "Source", enableSorting: false }),
   col.accessor("eventId", {
     header: "Event",
     enableSorting: false,
     meta: { className: "mono clip" },
-    cell: (c) => <Link href={eventHref(c.row.original)} title={c.getValue()}>{c.getValue()}</Link>,
+    cell: (c) => (
+      <Link href={eventHref(c.row.original)} title={c.getValue()}>
+        {c.getValue()}
+      </Link>
+    ),
   }),
   col.accessor("eventType", { header: "Type", enableSorting: false, meta: { className: "mono" } }),
   col.accessor("entityId", {
@@ -40,7 +51,13 @@ const baseColumns = [
     meta: { className: "mono clip" },
     cell: (c) => {
       const r = c.row.original;
-      return r.entityType && r.entityId ? <Link href={entityHref(r.source, r.entityType, r.entityId)} title={`${r.entityType} ${r.entityId}`}>{r.entityId}</Link> : <span className="muted">—</span>;
+      return r.entityType && r.entityId ? (
+        <Link href={entityHref(r.source, r.entityType, r.entityId)} title={`${r.entityType} ${r.entityId}`}>
+          {r.entityId}
+        </Link>
+      ) : (
+        <span className="muted">—</span>
+      );
     },
   }),
   col.accessor("status", {
@@ -50,7 +67,11 @@ const baseColumns = [
       <>
         <span className={`badge ${c.getValue()}`}>{c.getValue()}</span>
         {c.row.original.via === "replay" && <span className="badge">replay</span>}
-        {c.row.original.lastError && c.getValue() !== "settled" && <div className="error" title={c.row.original.lastError}>{c.row.original.lastError}</div>}
+        {c.row.original.lastError && c.getValue() !== "settled" && (
+          <div className="error" title={c.row.original.lastError}>
+            {c.row.original.lastError}
+          </div>
+        )}
       </>
     ),
   }),
@@ -59,7 +80,9 @@ const baseColumns = [
 const actionColumn = col.display({
   id: "actions",
   header: "Actions",
-  cell: (c) => <EventActions source={c.row.original.source} eventId={c.row.original.eventId} status={c.row.original.status} />,
+  cell: (c) => (
+    <EventActions source={c.row.original.source} eventId={c.row.original.eventId} status={c.row.original.status} />
+  ),
 });
 const columnsWithActions = [...baseColumns, actionColumn];
 

@@ -58,19 +58,11 @@ export function EventsToolbar({ sp }: { sp: SearchParams }) {
         </label>
         <label>
           From (UTC)
-          <input
-            name="from"
-            type="datetime-local"
-            defaultValue={one(sp.from) ?? ""}
-          />
+          <input name="from" type="datetime-local" defaultValue={one(sp.from) ?? ""} />
         </label>
         <label>
           To (UTC)
-          <input
-            name="to"
-            type="datetime-local"
-            defaultValue={one(sp.to) ?? ""}
-          />
+          <input name="to" type="datetime-local" defaultValue={one(sp.to) ?? ""} />
         </label>
       </div>
       {sort && <input type="hidden" name="sort" value={sort} />}

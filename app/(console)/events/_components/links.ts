@@ -1,5 +1,6 @@
 // Shared by server pages and client tables, so no "use client" here.
-export const eventHref = (r: { source: string; eventId: string }) => `/events/${encodeURIComponent(r.source)}/${encodeURIComponent(r.eventId)}`;
+export const eventHref = (r: { source: string; eventId: string }) =>
+  `/events/${encodeURIComponent(r.source)}/${encodeURIComponent(r.eventId)}`;
 export const entityHref = (source: string, type: string, id: string) =>
   `/entities/${encodeURIComponent(source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
 

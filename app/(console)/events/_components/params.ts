@@ -7,7 +7,14 @@ export const FILTER_KEYS = ["q", "source", "type", "status", "from", "to"] as co
 
 export function filterFromParams(sp: SearchParams) {
   const pick = (k: string) => sp[k];
-  return { q: one(pick("q")), source: pick("source"), type: pick("type"), status: pick("status"), from: one(pick("from")), to: one(pick("to")) };
+  return {
+    q: one(pick("q")),
+    source: pick("source"),
+    type: pick("type"),
+    status: pick("status"),
+    from: one(pick("from")),
+    to: one(pick("to")),
+  };
 }
 
 export function sortFromParams(sp: SearchParams): EventSort {

@@ -23,14 +23,23 @@ export function PreviewPanel({ run }: { run: ReplayRun }) {
   return (
     <section className="panel" aria-label="Preview" data-preview-id={run.id} style={{ marginTop: 12 }}>
       <h2 style={{ marginTop: 0 }}>Preview: {where}</h2>
-      {run.status === "running" && <p role="status">Counting events at {SOURCE_LABELS[run.source]}… {run.fetched} so far.</p>}
-      {run.status === "failed" && <div className="notice error" role="alert">{run.lastError}</div>}
+      {run.status === "running" && (
+        <p role="status">
+          Counting events at {SOURCE_LABELS[run.source]}… {run.fetched} so far.
+        </p>
+      )}
+      {run.status === "failed" && (
+        <div className="notice error" role="alert">
+          {run.lastError}
+        </div>
+      )}
       {run.status === "cancelled" && <p className="muted">This preview was cancelled.</p>}
       {run.status === "succeeded" && (
         <>
           <p data-testid="preview-summary">
-            <strong>{run.fetched}</strong> events at {SOURCE_LABELS[run.source]} in this window · <strong>{run.duplicates}</strong> already in the ledger ·{" "}
-            <strong>{run.new}</strong> would be new{run.failed > 0 ? ` · ${run.failed} unreadable` : ""}.
+            <strong>{run.fetched}</strong> events at {SOURCE_LABELS[run.source]} in this window ·{" "}
+            <strong>{run.duplicates}</strong> already in the ledger · <strong>{run.new}</strong> would be new
+            {run.failed > 0 ? ` · ${run.failed} unreadable` : ""}.
           </p>
           <button type="button" onClick={start} disabled={pending || run.new === 0}>
             {run.new === 0 ? "Nothing to replay" : pending ? "Starting…" : `Start replay (${run.new} new)`}

@@ -45,7 +45,8 @@ export function ReplayForm({ sources }: { sources: Record<keyof typeof LABELS, s
       {state && !state.ok && <FormMessage state={state} success="" />}
       {unavailable.length > 0 && (
         <p className="muted" style={{ flexBasis: "100%", margin: 0 }}>
-          Not configured here: {unavailable.map(([s, why]) => `${LABELS[s as keyof typeof LABELS]} (${why})`).join(" · ")}
+          Not configured here:{" "}
+          {unavailable.map(([s, why]) => `${LABELS[s as keyof typeof LABELS]} (${why})`).join(" · ")}
         </p>
       )}
     </form>

@@ -25,7 +25,11 @@ export function RunActions({ id, status }: { id: number; status: ReplayRun["stat
           Resume
         </button>
       )}
-      {error && <span className="error" role="alert">{error}</span>}
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
     </span>
   );
 }

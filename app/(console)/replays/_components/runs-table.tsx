@@ -7,13 +7,7 @@ import { SOURCE_LABELS, STATUS_BADGE } from "./format";
 const COUNTS = ["fetched", "new", "duplicates", "failed"] as const satisfies readonly (keyof ReplayRun)[];
 
 /** Every run, newest first: who, what window, how far it got and how it ended. */
-export function RunsTable({
-  runs,
-  canAct,
-}: {
-  runs: ReplayRun[];
-  canAct: boolean;
-}) {
+export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean }) {
   if (runs.length === 0) return <p className="muted">No replays yet.</p>;
   return (
     <div className="table-wrap">
@@ -37,12 +31,7 @@ export function RunsTable({
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr
-              key={r.id}
-              data-run-id={r.id}
-              data-status={r.status}
-              data-kind={r.dryRun ? "preview" : "replay"}
-            >
+            <tr key={r.id} data-run-id={r.id} data-status={r.status} data-kind={r.dryRun ? "preview" : "replay"}>
               <td className="mono">{r.id}</td>
               <td className="mono nowrap">{utc(r.startedAt)}</td>
               <td className="clip" title={r.actor}>
@@ -51,24 +40,18 @@ export function RunsTable({
               <td>{SOURCE_LABELS[r.source]}</td>
               <td className="mono nowrap">
                 {utc(r.since)} → {utc(r.until)}
-                {r.types.length > 0 && (
-                  <div className="muted">{r.types.join(", ")}</div>
-                )}
+                {r.types.length > 0 && <div className="muted">{r.types.join(", ")}</div>}
               </td>
               <td>{r.dryRun ? "preview" : "replay"}</td>
               <td>
-                <span className={`badge ${STATUS_BADGE[r.status]}`}>
-                  {r.status}
-                </span>
+                <span className={`badge ${STATUS_BADGE[r.status]}`}>{r.status}</span>
               </td>
               {COUNTS.map((k) => (
                 <td key={k} className="num" data-count={k}>
                   {r[k]}
                 </td>
               ))}
-              <td>
-                {r.lastError && <div className="error">{r.lastError}</div>}
-              </td>
+              <td>{r.lastError && <div className="error">{r.lastError}</div>}</td>
               {canAct && (
                 <td>
                   <RunActions id={r.id} status={r.status} />

@@ -3,7 +3,19 @@
 import { useState, useTransition } from "react";
 import { setUserDisabledAction, setUserRoleAction } from "../actions";
 
-export function UserRowActions({ userId, role, disabled, roles, self }: { userId: string; role: string; disabled: boolean; roles: readonly string[]; self: boolean }) {
+export function UserRowActions({
+  userId,
+  role,
+  disabled,
+  roles,
+  self,
+}: {
+  userId: string;
+  role: string;
+  disabled: boolean;
+  roles: readonly string[];
+  self: boolean;
+}) {
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | undefined>();
   const run = (fn: () => Promise<{ ok: boolean; error?: string }>) =>
@@ -13,13 +25,23 @@ export function UserRowActions({ userId, role, disabled, roles, self }: { userId
     });
   return (
     <div className="actions">
-      <select aria-label="Role" value={role} disabled={pending} onChange={(e) => run(() => setUserRoleAction({ userId, role: e.target.value }))}>
+      <select
+        aria-label="Role"
+        value={role}
+        disabled={pending}
+        onChange={(e) => run(() => setUserRoleAction({ userId, role: e.target.value }))}
+      >
         {roles.map((r) => (
           <option key={r}>{r}</option>
         ))}
       </select>
       {!self && (
-        <button type="button" className={disabled ? "secondary" : "danger"} disabled={pending} onClick={() => run(() => setUserDisabledAction({ userId, disabled: !disabled }))}>
+        <button
+          type="button"
+          className={disabled ? "secondary" : "danger"}
+          disabled={pending}
+          onClick={() => run(() => setUserDisabledAction({ userId, disabled: !disabled }))}
+        >
           {disabled ? "Enable" : "Disable"}
         </button>
       )}

@@ -81,7 +81,8 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
         <dd className="mono">{e.eventType}</dd>
         <dt>Status</dt>
         <dd>
-          <span className={`badge ${e.status}`}>{e.status}</span> {e.via === "replay" && <span className="badge">via replay</span>}
+          <span className={`badge ${e.status}`}>{e.status}</span>{" "}
+          {e.via === "replay" && <span className="badge">via replay</span>}
           {e.lastError && <div className="error">{e.lastError}</div>}
         </dd>
         <dt>Received</dt>
@@ -93,7 +94,12 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
         <dt>Delivered</dt>
         <dd>
           {d.deliveryCount} time{d.deliveryCount === 1 ? "" : "s"}
-          {d.deliveryCount > 1 && <span className="muted"> ({d.deliveryCount - 1} duplicate{d.deliveryCount === 2 ? "" : "s"})</span>}
+          {d.deliveryCount > 1 && (
+            <span className="muted">
+              {" "}
+              ({d.deliveryCount - 1} duplicate{d.deliveryCount === 2 ? "" : "s"})
+            </span>
+          )}
         </dd>
         <dt>Entity</dt>
         <dd>
@@ -122,7 +128,13 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
       <table>
         <thead>
           <tr>
-            <th>#</th><th>Trigger</th><th>Actor</th><th>Started (UTC)</th><th className="num">Duration</th><th>Outcome</th><th>Error</th>
+            <th>#</th>
+            <th>Trigger</th>
+            <th>Actor</th>
+            <th>Started (UTC)</th>
+            <th className="num">Duration</th>
+            <th>Outcome</th>
+            <th>Error</th>
           </tr>
         </thead>
         <tbody>
@@ -133,12 +145,18 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
               <td className="mono">{a.actor}</td>
               <td className="mono nowrap">{utc(a.startedAt, { ms: true })}</td>
               <td className="num">{ms(a.startedAt, a.finishedAt)}</td>
-              <td><span className={`badge ${a.outcome === "settled" ? "ok" : a.outcome}`}>{a.outcome}</span></td>
+              <td>
+                <span className={`badge ${a.outcome === "settled" ? "ok" : a.outcome}`}>{a.outcome}</span>
+              </td>
               <td className="error-cell">{a.error}</td>
             </tr>
           ))}
           {d.attempts.length === 0 && (
-            <tr><td colSpan={7} className="muted empty">Not attempted yet.</td></tr>
+            <tr>
+              <td colSpan={7} className="muted empty">
+                Not attempted yet.
+              </td>
+            </tr>
           )}
         </tbody>
       </table>
@@ -148,15 +166,32 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
           <h2>What it changed</h2>
           <table>
             <thead>
-              <tr><th>Entity</th><th className="num">Version</th><th>Outcome</th><th>Changes</th></tr>
+              <tr>
+                <th>Entity</th>
+                <th className="num">Version</th>
+                <th>Outcome</th>
+                <th>Changes</th>
+              </tr>
             </thead>
             <tbody>
               {d.transitions.map((t) => (
                 <tr key={t.id}>
-                  <td className="mono"><Link href={entityHref(t.source, t.entityType, t.entityId)}>{t.entityType} {t.entityId}</Link></td>
+                  <td className="mono">
+                    <Link href={entityHref(t.source, t.entityType, t.entityId)}>
+                      {t.entityType} {t.entityId}
+                    </Link>
+                  </td>
                   <td className="num mono">{t.version ?? "—"}</td>
-                  <td><span className={`badge ${t.outcome}`}>{t.outcome}</span></td>
-                  <td className="mono break changes">{Object.entries(t.changes).map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join("; ") || t.note || "—"}</td>
+                  <td>
+                    <span className={`badge ${t.outcome}`}>{t.outcome}</span>
+                  </td>
+                  <td className="mono break changes">
+                    {Object.entries(t.changes)
+                      .map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`)
+                      .join("; ") ||
+                      t.note ||
+                      "—"}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -167,34 +202,56 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
       <h2>Deliveries</h2>
       <table>
         <thead>
-          <tr><th>Received (UTC)</th><th>Via</th><th>Result</th></tr>
+          <tr>
+            <th>Received (UTC)</th>
+            <th>Via</th>
+            <th>Result</th>
+          </tr>
         </thead>
         <tbody>
           {d.deliveries.map((x) => (
             <tr key={x.id}>
               <td className="mono nowrap">{utc(x.receivedAt, { ms: true })}</td>
               <td>{x.via}</td>
-              <td>{x.claimed ? <span className="badge ok">first: claimed</span> : <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>}</td>
+              <td>
+                {x.claimed ? (
+                  <span className="badge ok">first: claimed</span>
+                ) : (
+                  <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>
+                )}
+              </td>
             </tr>
           ))}
           {d.deliveries.length === 0 && (
-            <tr><td colSpan={3} className="muted empty">No delivery recorded: this row was written to the ledger directly, not through the receiver.</td></tr>
+            <tr>
+              <td colSpan={3} className="muted empty">
+                No delivery recorded: this row was written to the ledger directly, not through the receiver.
+              </td>
+            </tr>
           )}
         </tbody>
       </table>
-      {d.deliveryCount > d.deliveries.length && <p className="muted">Showing the first {d.deliveries.length} of {d.deliveryCount} deliveries.</p>}
+      {d.deliveryCount > d.deliveries.length && (
+        <p className="muted">
+          Showing the first {d.deliveries.length} of {d.deliveryCount} deliveries.
+        </p>
+      )}
 
       <h2>Headers as received</h2>
       <table className="kv">
         <tbody>
-          {Object.entries(e.headers).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => (
-            <tr key={k}>
-              <th className="mono">{k}</th>
-              <td className="mono break">{v}</td>
-            </tr>
-          ))}
+          {Object.entries(e.headers)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, v]) => (
+              <tr key={k}>
+                <th className="mono">{k}</th>
+                <td className="mono break">{v}</td>
+              </tr>
+            ))}
           {Object.keys(e.headers).length === 0 && (
-            <tr><td className="muted empty">No headers were stored.</td></tr>
+            <tr>
+              <td className="muted empty">No headers were stored.</td>
+            </tr>
           )}
         </tbody>
       </table>

@@ -9,9 +9,20 @@ import { eventHref, segment } from "../../../../events/_components/links";
 
 export const metadata: Metadata = { title: "Entity" };
 
-const show = (v: unknown) => (v === null || v === undefined ? "—" : v instanceof Date ? utc(v, { ms: true }) : typeof v === "object" ? JSON.stringify(v) : String(v));
+const show = (v: unknown) =>
+  v === null || v === undefined
+    ? "—"
+    : v instanceof Date
+      ? utc(v, { ms: true })
+      : typeof v === "object"
+        ? JSON.stringify(v)
+        : String(v);
 
-export default async function EntityPage({ params }: { params: Promise<{ source: string; type: string; id: string }> }) {
+export default async function EntityPage({
+  params,
+}: {
+  params: Promise<{ source: string; type: string; id: string }>;
+}) {
   const p = await params;
   const [type, id] = [segment(p.type), segment(p.id)];
   const path = `/entities/${encodeURIComponent(p.source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
@@ -38,7 +49,13 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
           <dt>Current version</dt>
           <dd className="mono">{t.current ? t.current.version : "none applied yet"}</dd>
           <dt>Set by</dt>
-          <dd className="mono">{t.current ? <Link href={eventHref({ source: t.source, eventId: t.current.eventId })}>{t.current.eventId}</Link> : "—"}</dd>
+          <dd className="mono">
+            {t.current ? (
+              <Link href={eventHref({ source: t.source, eventId: t.current.eventId })}>{t.current.eventId}</Link>
+            ) : (
+              "—"
+            )}
+          </dd>
           <dt>Updated (UTC)</dt>
           <dd className="mono">{utc(t.current?.updatedAt, { ms: true })}</dd>
         </dl>
@@ -56,7 +73,9 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
               </tbody>
             </table>
           ) : (
-            <p className="muted">No handler keeps a record of {t.entityType}s; the timeline below is the ledger&apos;s view.</p>
+            <p className="muted">
+              No handler keeps a record of {t.entityType}s; the timeline below is the ledger&apos;s view.
+            </p>
           )}
         </div>
       </div>
@@ -64,17 +83,28 @@ export default async function EntityPage({ params }: { params: Promise<{ source:
       <h2>Timeline, newest first</h2>
       <table>
         <thead>
-          <tr><th>When (UTC)</th><th>Event</th><th>Type</th><th className="num">Version</th><th>Outcome</th><th>What changed</th></tr>
+          <tr>
+            <th>When (UTC)</th>
+            <th>Event</th>
+            <th>Type</th>
+            <th className="num">Version</th>
+            <th>Outcome</th>
+            <th>What changed</th>
+          </tr>
         </thead>
         <tbody>
           {t.entries.map((e, i) => (
             <tr key={`${e.eventId}-${i}`} data-event-id={e.eventId}>
               <td className="mono nowrap">{utc(e.recordedAt ?? e.receivedAt, { ms: true })}</td>
-              <td className="mono clip"><Link href={eventHref({ source: t.source, eventId: e.eventId })}>{e.eventId}</Link></td>
+              <td className="mono clip">
+                <Link href={eventHref({ source: t.source, eventId: e.eventId })}>{e.eventId}</Link>
+              </td>
               <td className="mono">{e.eventType}</td>
               <td className="num mono">{e.version ?? "—"}</td>
               <td>
-                <span className={`badge ${e.outcome === "pending" ? e.eventStatus : e.outcome}`}>{e.outcome === "pending" ? `not applied yet (${e.eventStatus})` : e.outcome}</span>
+                <span className={`badge ${e.outcome === "pending" ? e.eventStatus : e.outcome}`}>
+                  {e.outcome === "pending" ? `not applied yet (${e.eventStatus})` : e.outcome}
+                </span>
               </td>
               <td className="mono break changes">
                 {Object.entries(e.changes).map(([k, c]) => (
