@@ -38,6 +38,8 @@ export interface DedupCacheOptions {
 export const DEDUP_KEY_PREFIX = "wl:dedup:";
 export const DEDUP_DEFAULT_TIMEOUT_MS = 5;
 export const DEDUP_DEFAULT_BREAKER_MS = 1000;
+/** Late answers in a row before Redis is skipped for breakerMs. */
+const LATE_TO_TRIP = 3;
 
 /**
  * `<prefix><source label>:<digest>`. The digest, not the label, makes the key unique: it is taken over the
@@ -92,6 +94,7 @@ export function connectDedupCache(opts: DedupCacheOptions): DedupCache {
   let inFlight = 0;
   let failing = false;
   let everReady = false;
+  let lateInARow = 0;
 
   // Logged on transitions only: a retry storm against a dead Redis must not become a log storm.
   const trip = (reason: string) => {
@@ -134,14 +137,21 @@ export function connectDedupCache(opts: DedupCacheOptions): DedupCache {
           clearTimeout(timer);
           resolve(value);
         };
+        // When the timer fires, the reply may already sit in the socket, unread because the event loop was busy
+        // (GC, other requests): timers run before I/O in a loop turn, so decide one turn later (setImmediate runs
+        // after the poll phase has read it). A lone late answer costs one claim; only a run of them trips the breaker.
         const timer = setTimeout(() => {
-          trip(`no answer within ${timeoutMs} ms`);
-          answer(false);
+          setImmediate(() => {
+            if (answered) return;
+            if (++lateInARow >= LATE_TO_TRIP) trip(`no answer within ${timeoutMs} ms, ${lateInARow} times in a row`);
+            answer(false);
+          });
         }, timeoutMs);
         try {
           track(redis.exists(dedupCacheKey(keyPrefix, source, eventId))).then(
             (n) => {
               if (answered) return;
+              lateInARow = 0;
               recovered();
               answer(n === 1);
             },

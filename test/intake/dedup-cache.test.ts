@@ -292,7 +292,7 @@ describe("dedup cache when Redis fails", () => {
     }
   });
 
-  it("[dedup-cache] a connected Redis that stops answering costs one budget, then is skipped until it is back", async () => {
+  it("[dedup-cache] a connected Redis that stops answering costs three budgets, then is skipped until it is back", async () => {
     const port = await freePort();
     const child = await startRedis(port);
     const { cache, logs } = open({ url: `redis://127.0.0.1:${port}`, breakerMs: 1000 });
@@ -300,10 +300,15 @@ describe("dedup cache when Redis fails", () => {
 
     child.kill("SIGSTOP");
     try {
-      const first = await timedSeen(cache, "stripe", "evt_1");
-      expect(first.answer).toBe(false);
-      expect(first.ms).toBeGreaterThanOrEqual(3); // it waited for the 5 ms budget, not longer
-      expect(logs.at(-1)).toBe("dedup cache: no answer within 5 ms; answering from the ledger for now");
+      // A lone late answer is forgiven (a busy event loop); three in a row open the breaker.
+      for (const id of ["evt_1", "evt_2", "evt_3"]) {
+        const late = await timedSeen(cache, "stripe", id);
+        expect(late.answer).toBe(false);
+        expect(late.ms).toBeGreaterThanOrEqual(3); // it waited for the 5 ms budget, not longer
+      }
+      expect(logs.at(-1)).toBe(
+        "dedup cache: no answer within 5 ms, 3 times in a row; answering from the ledger for now",
+      );
       // The breaker is open: a hundred checks in a row cost about nothing, not a hundred budgets.
       const started = performance.now();
       for (let n = 0; n < 100; n++) {
