@@ -58,30 +58,8 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
       updatedByEvent: event.eventId,
       updatedAt: new Date(),
     };
-    const {
-      name,
-      email,
-      financialStatus,
-      fulfillmentStatus,
-      totalPrice,
-      currency,
-      cancelledAt,
-      version,
-      updatedByEvent,
-      updatedAt,
-    } = row;
-    const set = {
-      name,
-      email,
-      financialStatus,
-      fulfillmentStatus,
-      totalPrice,
-      currency,
-      cancelledAt,
-      version,
-      updatedByEvent,
-      updatedAt,
-    };
+    // Everything but the key is updated on conflict.
+    const { source: _source, externalId: _externalId, ...set } = row;
     await tx
       .insert(order)
       .values(row)
