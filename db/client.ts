@@ -62,7 +62,7 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
     connect_timeout: opts.connectTimeoutSeconds ?? 5,
     onnotice: () => {},
     // postgres.js's default reconnect delay grows with failures counted across the whole pool, up to 20 s
-    // per attempt: after a restart under load the app stayed unavailable for a minute. Cap it at 1 s.
+    // per attempt, so a database restart under load would leave the app unavailable for a minute. Cap it at 1 s.
     backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
     // Startup parameters: a stalled lock or a forgotten transaction ends on the server, not only here.
     connection: {

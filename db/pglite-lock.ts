@@ -1,13 +1,15 @@
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
-import path from "node:path";
-
 /**
  * PGlite has no postmaster: two processes opening one data folder both write to it and silently
  * diverge (then damage it). So a process takes `<dir>.lock` before opening and the next one refuses.
  * A lock whose process has died (killed, crashed) is taken over. Also here: the one-line reason a
  * folder cannot be opened, instead of PGlite's "Aborted()".
  */
+
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+
+/** What a lock file holds: who took it, for the refusal message and the liveness check. */
 export interface LockHolder {
   pid: number;
   hostname: string;

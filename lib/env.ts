@@ -1,6 +1,6 @@
-import { z } from "zod";
-
 /** The only reader of process.env. Everything else takes an `Env` (or a slice of it) as an argument. */
+
+import { z } from "zod";
 
 const secretList = z
   .string()
@@ -38,9 +38,15 @@ export const EnvSchema = z.object({
   STANDARD_WEBHOOK_SECRET: secretList,
   WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
   WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
-  /** A delivery's whole body must arrive within this after its headers (providers send it in milliseconds); else 408 and the connection closes. */
+  /**
+   * A delivery's whole body must arrive within this after its headers (providers send it in milliseconds);
+   * else 408 and the connection closes.
+   */
   WEBHOOK_BODY_TIMEOUT_MS: int(5000, 100),
-  /** Bytes of not-yet-verified bodies held across all connections at once; past it 503 with Retry-After, and the connection closes. */
+  /**
+   * Bytes of not-yet-verified bodies held across all connections at once; past it 503 with Retry-After, and
+   * the connection closes.
+   */
   WEBHOOK_UNVERIFIED_MAX_BYTES: int(64 * 1024 * 1024, 1024),
   /** Every delivery is answered by then: past it, 503 with Retry-After (the claim committed or was never written). */
   WEBHOOK_CLAIM_TIMEOUT_MS: int(2000, 50),
@@ -52,13 +58,16 @@ export const EnvSchema = z.object({
   /** Connections the receiver's claims keep for themselves, apart from the worker's and the console's pool. */
   CLAIM_POOL_MAX: int(4, 1),
   DATABASE_POOL_MAX: int(10, 1),
-  /** Server-side bounds on every pooled connection; the worker's and replay's transactions get their own. */
+  /**
+   * Server-side bounds on the app's pooled connections (the claim pool's statement bound is
+   * WEBHOOK_CLAIM_TIMEOUT_MS instead); the worker's and replay's transactions take WORKER_STATEMENT_TIMEOUT_MS.
+   */
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 0),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(10_000, 0),
   WORKER_STATEMENT_TIMEOUT_MS: int(30_000, 0),
   /** Fast-path processing (right after a claim) running at once, at most; past it the worker loop takes the event. */
   FAST_PATH_CONCURRENCY: int(2, 0),
-  /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pool, exit 0 within this. */
+  /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pools, exit 0; past this, exit 1. */
   SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
   /** Optional Redis in front of the ledger: a marker set after a claim commits lets a retry answer without Postgres. */
   DEDUP_CACHE_URL: z
@@ -122,7 +131,10 @@ export const EnvSchema = z.object({
   WORKER_LEASE_MS: int(30_000, 100),
   WORKER_BATCH_SIZE: int(100, 1),
   WORKER_POLL_MS: int(1000, 10),
-  /** The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure, lib/auth/server.ts). */
+  /**
+   * The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure,
+   * lib/auth/server.ts).
+   */
   APP_URL: z.string().url().optional(),
   /** Set by `next dev` / `npm start`; "development" lets the CSP allow eval, which React's dev tooling needs. */
   NODE_ENV: z.string().default("production"),

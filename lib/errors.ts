@@ -102,7 +102,8 @@ export const isDataError = (err: unknown): boolean => {
 };
 
 // Class 08 (connection), 40001/40P01 (serialization, deadlock), 53 (insufficient resources: too many
-// connections), 55P03 (lock not available), 57014 (statement timeout), 57P01–57P05 (shutdown, starting up).
+// connections), 55P03 (lock not available), 57014 (statement timeout), 57P01–57P05 (shutdown, starting up),
+// 58000/58030 (system error, I/O error).
 const TRANSIENT_STATE = /^(08...|40001|40P01|53...|55P03|57014|57P0[1-5]|58000|58030)$/;
 // postgres.js reports lost connections with codes of its own; node with errno names.
 const TRANSIENT_CODE = new Set([

@@ -5,9 +5,12 @@ export const STOP_STAGES = ["intake", "work", "connections"] as const;
 export type StopStage = (typeof STOP_STAGES)[number];
 
 export interface Lifecycle {
-  /** Register something this process runs, and how to stop it: `intake` (stop accepting, answer what is in flight), `work` (worker, replay drivers), `connections` (pools). */
+  /**
+   * Register something this process runs, and how to stop it: `intake` (stop accepting, answer what is in
+   * flight), `work` (worker, replay drivers), `connections` (pools).
+   */
   onStop(stage: StopStage, name: string, stop: () => Promise<void>): void;
-  /** Run every step, stage by stage; resolves true if all finished within `timeoutMs`. */
+  /** Run every step, stage by stage; resolves true if all finished within the lifecycle's `timeoutMs`. */
   stop(reason: string): Promise<boolean>;
   readonly stopping: boolean;
 }

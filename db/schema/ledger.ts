@@ -41,7 +41,7 @@ export const webhookEvent = pgTable(
     settledAt: tstz("settled_at"),
     entityType: text("entity_type"),
     entityId: text("entity_id"),
-    // Microseconds at most (Paddle): below 2^53, so a JS number holds it exactly.
+    // Microseconds at most (an ISO version, lib/providers/time.ts): below 2^53, so a JS number holds it exactly.
     entityVersion: bigint("entity_version", { mode: "number" }),
     subjectIds: text("subject_ids")
       .array()
@@ -58,7 +58,10 @@ export const webhookEvent = pgTable(
     /** `attempts` when the retry budget last restarted (a requeue gives a fresh WORKER_MAX_ATTEMPTS). */
     attemptsBase: integer("attempts_base").notNull().default(0),
     via: text("via", { enum: EVENT_VIA }).notNull().default("provider"),
-    /** What the receiver could not use but stored anyway (a version out of range): said to the worker and the console. */
+    /**
+     * What the receiver could not use but stored anyway (a version out of range): said to the worker and
+     * the console.
+     */
     intakeNote: text("intake_note"),
     /**
      * SHA-256 of the exact raw body. GitHub and Shopify do not sign their delivery-id header: a captured

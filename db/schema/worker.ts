@@ -60,7 +60,7 @@ export const entityTransition = pgTable(
     eventId: text("event_id").notNull(),
     version: bigint("version", { mode: "number" }),
     outcome: text("outcome", { enum: TRANSITION_OUTCOMES }).notNull(),
-    /** `{ field: { from, to } }` for applied events; for stale ones, why (older, or a tie). */
+    /** `{ field: { from, to } }` for applied events; empty for stale ones, whose `note` says why (older, or a tie). */
     changes: jsonb("changes").$type<Record<string, { from: unknown; to: unknown }>>().notNull(),
     note: text("note"),
     recordedAt: tstz("recorded_at").notNull().defaultNow(),

@@ -5,14 +5,14 @@ import { authRateLimit } from "@/db/schema";
 
 /**
  * Per-account slow-down for sign-ins, on top of better-auth's per-IP limit: client IP headers can be
- * forged, an email cannot be brute-forced from many addresses. FREE attempts are judged at any pace;
+ * forged, an email cannot be brute-forced from many addresses. The first FREE_ATTEMPTS are judged at any pace;
  * after that each further attempt must wait, doubling from BASE_MS up to MAX_MS after the last judged one.
  * Unknown emails are counted the same way, so the throttle does not reveal which accounts exist.
  * A success clears the count; a count not touched for FORGET_MS starts over.
  *
  * The attempt is counted BEFORE it is judged, in the same statement that decides whether it may be:
- * checking first and recording the failure after the password check let a concurrent burst all pass
- * the check before any failure was written.
+ * checking first and recording the failure after the password check would let a concurrent burst all
+ * pass the check before any failure was written.
  */
 export const FREE_ATTEMPTS = 5;
 const BASE_MS = 30_000;

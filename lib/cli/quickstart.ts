@@ -1,3 +1,8 @@
+/**
+ * `npm run quickstart` (after install and build): serve the app on the embedded database with demo
+ * data. Demo credentials and webhook secrets are generated once into .data/demo.json, never fixed.
+ */
+
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -9,10 +14,6 @@ import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo } from "@/lib/demo/
 import { demoTraffic } from "@/lib/demo/traffic";
 import { EnvSchema, inheritedEnv } from "@/lib/env";
 
-/**
- * `npm run quickstart` (after install and build): serve the app on the embedded database with demo
- * data. Demo credentials and webhook secrets are generated once into .data/demo.json, never fixed.
- */
 const DATA = ".data";
 const SEEDED = `${DATA}/demo-seeded`;
 

@@ -77,7 +77,10 @@ function parse(argv: string[]) {
 const line = (run: ReplayRun) =>
   `fetched ${run.fetched} · new ${run.new} · duplicates ${run.duplicates} · failed ${run.failed}`;
 
-/** `npm run replay`: progress on stderr, one JSON line of counts on stdout. Exit 0 done, 1 failed, 2 bad usage, 130 interrupted. */
+/**
+ * `npm run replay`: progress on stderr, one JSON line of counts on stdout. Exit 0 done, 1 failed, 2 bad
+ * usage, 130 interrupted.
+ */
 async function main(): Promise<number> {
   let args;
   try {

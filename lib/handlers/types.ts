@@ -14,14 +14,14 @@ export type Changes = Record<string, { from: unknown; to: unknown }>;
 export interface VersionedEntity {
   type: string;
   id: string;
-  /** Strictly increasing per entity; equal or older is stale (DESIGN.md rule 5). */
+  /** Strictly increasing per entity; equal or older is stale (docs/handlers.md). */
   version: number;
 }
 
 /**
  * The payload does not have what the handler needs: its message names the missing path. The worker
- * still retries it like any failure (with backoff, then dead): it does not yet tell a permanent
- * failure from a transient one.
+ * retries it like any failure (with backoff, then dead): it does not tell a permanent failure from a
+ * transient one.
  */
 export class HandlerInputError extends Error {
   override name = "HandlerInputError";

@@ -35,7 +35,7 @@ interface Waiting {
  * Group commit for the receiver. A delivery that finds no claim statement running is claimed at once,
  * alone, so an idle receiver adds no latency; deliveries that arrive while one runs are claimed together
  * in the next. Each caller gets its own answer, and a success only after the statement holding its claim
- * has committed (invariant 1). One commit then serves many deliveries (bench:ingest: about half the
+ * has committed. One commit then serves many deliveries (bench:ingest: about half the
  * database CPU per request).
  *
  * Bounded in time and memory: every claim is answered within `timeoutMs` (a stalled or unreachable
@@ -70,7 +70,7 @@ export class ClaimBatcher {
     };
   }
 
-  /** Deliveries waiting for a statement, and the raw-body bytes held (waiting or in flight). */
+  /** Deliveries waiting for a statement, the raw-body bytes held (waiting or in flight), statements in flight. */
   get load(): { queued: number; bytes: number; inFlight: number } {
     return { queued: this.queue.length, bytes: this.heldBytes, inFlight: this.running.size };
   }

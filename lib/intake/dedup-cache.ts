@@ -84,7 +84,7 @@ export function connectDedupCache(opts: DedupCacheOptions): DedupCache {
     connectTimeout: 1000,
     socketTimeout: 1000,
     commandTimeout: 1000,
-    // Never give up; retry quickly first, then every ~2 s, which a dead Redis costs nothing between attempts.
+    // Never give up: retry quickly first, then every ~2 s; nothing waits on a reconnect, so a dead Redis costs little.
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 6), 2000) + Math.floor(Math.random() * 100),
     connectionName: "webhook-ledger-dedup",
   });

@@ -1,6 +1,6 @@
 /**
- * The deepest nesting of arrays and objects in JSON text, stopping early once past `limit`. A scan of
- * the text rather than of the parsed value: it runs before anything else looks inside the payload.
+ * Whether arrays and objects in JSON text nest deeper than `limit`, stopping at the first level past it.
+ * A scan of the text rather than of the parsed value: it runs before anything else looks inside the payload.
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;

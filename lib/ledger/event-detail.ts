@@ -96,8 +96,9 @@ export async function getEventDetail(
 
 /**
  * Nesting past which the export leaves the parsed payload out (rawBody keeps it, byte for byte). The
- * receiver refuses deeper bodies (WEBHOOK_MAX_DEPTH, 64 by default), but older rows, or rows written by
- * a replay before that check, may hold any depth, and a pretty-printed copy grows with its square.
+ * receiver refuses deeper bodies (WEBHOOK_MAX_DEPTH, 64 by default), but a replay run's events (fetched
+ * from the provider's API, never depth-checked) may hold any depth, and a pretty-printed copy grows with
+ * its square.
  */
 export const EXPORT_MAX_DEPTH = 64;
 

@@ -1,11 +1,11 @@
-import { isSource, type Source } from "@/lib/providers/types";
-
 /**
  * Text from a URL (a path segment, a query value) checked before it reaches a query: PostgreSQL's
  * text refuses U+0000 and a lone surrogate is not UTF-8, so either would surface as a 500 from the
  * database rather than as the caller's mistake. Shared by the console's pages and routes, the proxy
  * and the webhook adapter.
  */
+
+import { isSource, type Source } from "@/lib/providers/types";
 
 /** The longest event id the receiver stores (lib/intake/describe.ts). */
 export const MAX_KEY_LENGTH = 255;

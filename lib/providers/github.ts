@@ -30,7 +30,8 @@ export const github: Provider = {
     if (!header) return { ok: false, reason: "missing X-Hub-Signature-256 header" };
     const sig = header.startsWith("sha256=") ? decodeHex(header.slice(7)) : undefined;
     if (!sig) return { ok: false, reason: "malformed X-Hub-Signature-256 header (want sha256=<hex>)" };
-    // GitHub signs no timestamp: the delivery id claim is the only replay defence.
+    // GitHub signs no timestamp (nor its delivery id): the claim, on the delivery id and on the body's
+    // SHA-256 (webhook_event_unsigned_id_body_idx), is the only replay defence.
     return anyMatch(secrets, [sig], (secret) => hmacSha256(secret, rawBody))
       ? { ok: true }
       : { ok: false, reason: "signature mismatch" };

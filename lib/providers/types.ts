@@ -19,7 +19,7 @@ export interface VerifyInput {
 export interface EntityRef {
   type: string;
   id: string;
-  /** Monotonic per entity (see DESIGN.md's provider table); absent where the provider has none. */
+  /** Monotonic per entity (ISO times in microseconds, or unix seconds: ./time.ts); absent if the provider has none. */
   version?: number;
   /** A version field was there but unusable (out of range, malformed): said, not guessed. */
   versionNote?: string;
@@ -46,7 +46,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A non-empty string (or finite integer, as text) at `obj[key]`. */
+/** A non-empty string (or safe integer, as text) at `obj[key]`. */
 export function idAt(obj: unknown, key: string): string | undefined {
   if (!isObject(obj)) return undefined;
   const v = obj[key];

@@ -70,7 +70,7 @@ const reject = (status: number, error: string): ReceiveAnswer => ({ status, body
 
 /**
  * POST /api/webhooks/{source}, framework-free: verify before any write, then claim.
- * A 2xx is only returned once the claim has committed (invariant 1).
+ * A 2xx is only returned once the claim has committed.
  */
 export async function receiveWebhook(source: string, request: Request, deps: ReceiverDeps): Promise<ReceiveResult> {
   const { status, body, ...rest } = await receiveDelivery(

@@ -8,8 +8,9 @@ export type ReplayVerdict = { ok: true } | { ok: false; status: 401 | 429; reaso
 
 /**
  * X-Replay-Token stands in for a provider's signature, so it is a key to that source's ledger: compared in
- * constant time against the tokens allowed for this source only, and failures are throttled per source (a
- * guess costs the guesser a minute after `maxFailures`), so 5,000 wrong tokens no longer get 5,000 tries.
+ * constant time against the tokens allowed for this source only, and failures are throttled per source
+ * (after `maxFailures` wrong tokens within `windowMs`, 10 a minute by default, the source answers 429 until
+ * the oldest ages out), so a guesser gets `maxFailures` tries per window, not one per request.
  * In memory, per process: each instance throttles the guesses it sees.
  */
 export class ReplayTokenGuard {

@@ -27,7 +27,7 @@ const matchesType = (types: readonly string[], event: string, action: string | u
 /**
  * A repository webhook's deliveries, newest first, paged by the Link header's cursor; GitHub has no
  * time filter, so paging stops at the first page that reaches back past `since`. One event (guid)
- * may have several deliveries (redeliveries): it is listed once. Payloads are fetched per delivery,
+ * may have several deliveries (redeliveries): a page lists it once. Payloads are fetched per delivery,
  * only for the ones the ledger is missing.
  */
 export function githubLister(opts: GithubListerOptions, deps: ListerDeps): ReplayLister {

@@ -1,7 +1,7 @@
 export interface HttpOptions {
   /** Tries per request, the first included. */
   attempts?: number;
-  /** Wait before retry n (1-based) of a 5xx or network error. */
+  /** Wait before retry n (1-based) of a 5xx, a network error, or a 429 without Retry-After. */
   backoffMs?: (retry: number) => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A Retry-After longer than this is cut to it. */

@@ -46,8 +46,9 @@ export async function startLedgerServer(opts: {
   log?: (message: string) => void;
   /** Tests: a receiver of their own, instead of the environment's. */
   deps?: ReceiverDeps;
-  /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES, SERVER_TIMEOUTS). */
+  /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES). */
   limits?: Partial<NodeIntakeLimits>;
+  /** Tests: tighter bounds than SERVER_TIMEOUTS. */
   timeouts?: Partial<typeof SERVER_TIMEOUTS>;
 }): Promise<{ server: Server; url: string; limits: NodeIntakeLimits }> {
   const { lifecycle, next } = opts;

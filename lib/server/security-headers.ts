@@ -1,6 +1,7 @@
 /**
- * The headers every response carries, whoever answers it: next.config.ts headers() (every path, static
- * assets included), the proxy (every page, with the per-request CSP below) and the webhook adapter.
+ * The headers every response Next answers carries: next.config.ts headers() (every path, static assets
+ * included) and the proxy (every page, with the per-request CSP below). The node:http webhook adapter
+ * (lib/receiver/node.ts) bypasses Next and sets only nosniff on its JSON answers.
  *
  * Referrer-Policy is strict-origin-when-cross-origin rather than no-referrer: under no-referrer a
  * browser sends `Origin: null` on same-origin form posts, which the auth API's and server actions'

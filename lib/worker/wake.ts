@@ -1,4 +1,4 @@
-/** The channel standalone workers LISTEN on. */
+/** The channel every worker on PostgreSQL LISTENs on, embedded or standalone. */
 export const WAKE_CHANNEL = "webhook_ledger_wake";
 
 /**
