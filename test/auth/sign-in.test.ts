@@ -11,9 +11,17 @@ const { db } = setupTestDb();
 describe("passwords and sessions", () => {
   it("[auth] passwords are stored as a slow salted hash, never as text", async () => {
     await makeUser(db, "support", "s@example.com", "correct horse battery");
-    const [row] = rowsOf<{ password: string }>(await db.execute(sql`select password from auth_account`));
-    expect(row?.password).not.toContain("correct horse battery");
-    expect(row?.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/); // scrypt: salt:key
+    await makeUser(db, "ops", "o@example.com", "correct horse battery");
+    const rows = rowsOf<{ password: string }>(await db.execute(sql`select password from auth_account`));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.password).not.toContain("correct horse battery");
+      expect(row.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/); // scrypt: salt:key
+    }
+    // Salted: the same password gives two different salts and two different keys.
+    const [a, b] = rows.map((r) => r.password.split(":"));
+    expect(a![0]).not.toBe(b![0]);
+    expect(a![1]).not.toBe(b![1]);
   });
 
   it("[auth] the right password signs in and the session cookie identifies the user and role", async () => {
@@ -123,7 +131,17 @@ describe("per-account slow-down", () => {
 
   it("[auth] unknown emails are slowed down the same way, so the throttle does not reveal which accounts exist", async () => {
     const auth = testAuth(db);
-    for (let i = 0; i < 5; i++) await signIn(auth, "ghost@example.com", "whatever password", `192.0.2.${i}`);
-    expect((await signIn(auth, "ghost@example.com", "whatever password", "192.0.2.50")).status).toBe(429);
+    await makeUser(db, "ops");
+    for (let i = 0; i < 5; i++) {
+      expect((await signIn(auth, "ghost@example.com", "whatever password", `192.0.2.${i}`)).status).toBe(401);
+      expect((await signIn(auth, "ops@example.com", "whatever password", `192.0.2.${i}`)).status).toBe(401);
+    }
+    const ghost = await signIn(auth, "ghost@example.com", "whatever password", "192.0.2.50");
+    const real = await signIn(auth, "ops@example.com", "whatever password", "192.0.2.50");
+    expect(ghost.status).toBe(429);
+    // The same answer as for an account that exists (the seconds left may differ by a tick).
+    const shape = (r: { body: unknown }) => JSON.stringify(r.body).replace(/\d+/g, "N");
+    expect([ghost.status, shape(ghost)]).toEqual([real.status, shape(real)]);
+    expect(shape(real)).toMatch(/Too many failed sign-ins for this account\. Try again in N s\./);
   });
 });

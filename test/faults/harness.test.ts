@@ -23,6 +23,26 @@ function errorCode(p: Promise<unknown>): Promise<string> {
   );
 }
 
+/** Until another backend is running `select pg_sleep(…)`: the in-flight query has reached the server. */
+async function untilSleeping(url: string, pid?: number): Promise<void> {
+  const admin = client(url);
+  try {
+    await expect
+      .poll(
+        async () =>
+          (
+            await admin<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+              where state = 'active' and query like ${"%pg_sleep%"} and pid <> pg_backend_pid()
+              and (${pid ?? null}::int is null or pid = ${pid ?? null}::int)`
+          )[0]?.n,
+        { timeout: 5000, interval: 20 },
+      )
+      .toBe(1);
+  } finally {
+    await admin.end();
+  }
+}
+
 let cluster: Cluster;
 let initMs = 0;
 
@@ -68,7 +88,7 @@ describe("throwaway PostgreSQL cluster", () => {
       await sql`create table crash_probe (id int primary key)`;
       await sql`insert into crash_probe values (1)`;
       const inflight = errorCode(sql`select pg_sleep(10)`);
-      await sleep(200);
+      await untilSleeping(cluster.url);
 
       const t = await cluster.restart("immediate");
       expect(t.stoppedAt).toBeGreaterThanOrEqual(t.stopRequestedAt);
@@ -89,7 +109,7 @@ describe("throwaway PostgreSQL cluster", () => {
     try {
       await sql`select 1`;
       const inflight = errorCode(sql`select pg_sleep(10)`);
-      await sleep(200);
+      await untilSleeping(cluster.url);
 
       const restarting = cluster.restart("fast", 1500);
       let refused = "";
@@ -223,7 +243,7 @@ describe("TCP proxy", () => {
     try {
       const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
       const inflight = errorCode(sql`select pg_sleep(10)`);
-      await sleep(100);
+      await untilSleeping(cluster.url, row?.pid);
 
       await proxy.close();
       expect(proxy.connections()).toBe(0);

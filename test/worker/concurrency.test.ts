@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { connectPostgres } from "@/db/client";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
@@ -134,14 +134,23 @@ describe("wake-ups", () => {
   });
 
   it("[worker] coalesced wake-ups: a burst of 100 calls fires once at once and once at the end of the window", async () => {
-    let calls = 0;
-    const wake = coalesce(async () => void calls++, 50);
-    for (let i = 0; i < 100; i++) wake();
-    expect(calls).toBe(1);
-    await new Promise((r) => setTimeout(r, 120));
-    expect(calls).toBe(2);
-    wake();
-    expect(calls).toBe(3);
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const wake = coalesce(async () => void calls++, 50);
+      for (let i = 0; i < 100; i++) wake();
+      expect(calls).toBe(1);
+      vi.advanceTimersByTime(49);
+      expect(calls).toBe(1); // not before the window ends
+      vi.advanceTimersByTime(1);
+      expect(calls).toBe(2); // the trailing call, exactly at the end of the window
+      vi.advanceTimersByTime(1_000);
+      expect(calls).toBe(2); // and only one: the burst left nothing else behind
+      wake();
+      expect(calls).toBe(3); // a quiet window later, the next call fires at once again
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -110,8 +110,11 @@ describe("stripe customer.subscription.*", () => {
 
   it("[handlers] a delete keeps the row canceled at its version, so a late older update cannot revive it", async () => {
     await claim(db, "stripe", sub("evt_del", 5000, { type: "customer.subscription.deleted", status: "canceled" }));
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["settled"]);
+    expect(await subscriptionRow()).toMatchObject({ status: "canceled", version: "5000", updated_by_event: "evt_del" });
+    // Only now, with the row already canceled, does the older update arrive.
     await claim(db, "stripe", sub("evt_late", 4000, { status: "active" }));
-    await drain(db);
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["stale"]);
     expect(await subscriptionRow()).toMatchObject({ status: "canceled", version: "5000", updated_by_event: "evt_del" });
   });
 

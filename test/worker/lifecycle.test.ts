@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { describe, expect, inject, it } from "vitest";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
-import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
+import { backoffSql, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased } from "@/lib/ledger/process";
 import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { ConflictError, NotFoundError } from "@/lib/errors";
@@ -78,8 +78,22 @@ describe("failure, retries and dead", () => {
     }
     expect(delays[0]).toBeGreaterThanOrEqual(-50);
     expect(delays[0]).toBeLessThanOrEqual(10_000);
+    expect(delays[1]).toBeGreaterThanOrEqual(-50);
     expect(delays[1]).toBeLessThanOrEqual(15_000); // 20 s capped at 15 s
+    expect(delays[2]).toBeGreaterThanOrEqual(-50);
     expect(delays[2]).toBeLessThanOrEqual(15_000);
+    // One draw per attempt cannot show the cap or the jitter: 400 draws of the same schedule can.
+    // Uncapped, attempt 3's range is [0, 40 s]; without jitter every draw would be the same.
+    const [spread] = await query<{ lo: number; hi: number }>(
+      db,
+      sql`select min(ms)::float8 as lo, max(ms)::float8 as hi from (
+            select extract(epoch from ${backoffSql(policy)} - now()) * 1000 as ms
+            from (select 3 as attempts, 0 as attempts_base from generate_series(1, 400)) e) d`,
+    );
+    expect(spread!.hi).toBeLessThanOrEqual(15_000);
+    expect(spread!.hi).toBeGreaterThan(13_500);
+    expect(spread!.lo).toBeGreaterThanOrEqual(0);
+    expect(spread!.lo).toBeLessThan(1_500);
   });
 
   it("[worker] the lease is committed before the handler runs, so another connection sees processing and the attempt counted", async () => {
