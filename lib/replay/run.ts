@@ -5,6 +5,10 @@ import { replayRun, webhookEvent, type ReplayRun } from "@/db/schema";
 import { describeError, isRetryableConflict } from "@/lib/errors";
 import { claimEvents, type Claim } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
+import { jsonDepthExceeds } from "@/lib/intake/json";
+
+/** WEBHOOK_MAX_DEPTH's default: real payloads nest under 15 levels. */
+const REPLAY_MAX_DEPTH = 64;
 import { pgArray } from "@/lib/ledger/pg-array";
 import type { RunLease } from "./runs";
 import type { ReplayItem, ReplayLister } from "./types";
@@ -54,6 +58,12 @@ async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts):
       if (!event) {
         counts.failed++;
         counts.skipped = `${item.eventId}: the provider no longer has its payload`;
+        continue;
+      }
+      // The receiver's depth limit, for events that come from an API instead of a delivery.
+      if (jsonDepthExceeds(event.rawBody, REPLAY_MAX_DEPTH)) {
+        counts.failed++;
+        counts.skipped = `${item.eventId}: JSON nested deeper than ${REPLAY_MAX_DEPTH} levels`;
         continue;
       }
       const d = describeDelivery({

@@ -242,6 +242,21 @@ describe("replay from Stripe's events API", () => {
     expect(await query(db, sql`select invoice_count::int as n from customer_total`)).toEqual([{ n: missing.length }]);
   });
 
+  it("[replay] an event nested past the receiver's depth limit is counted failed with the reason, and the rest are claimed", async () => {
+    const events = storyEvents(5);
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    (events[2] as unknown as { data: { object: Record<string, unknown> } }).data.object.nested = deep;
+    const fake = await stripeWith(events);
+    const run = await replay(testHost(db, apiConfig({ stripe: fake.url })), {
+      source: "stripe",
+      since: SINCE,
+      until: UNTIL,
+    });
+    expect(run).toMatchObject({ status: "succeeded", fetched: 5, new: 4, failed: 1 });
+    expect(run.lastError).toBe(`skipped ${events[2]!.id}: JSON nested deeper than 64 levels`);
+  });
+
   it("[replay] a refused API key fails the run at once, with no retries, and the error never shows the key", async () => {
     const fake = await stripeWith(storyEvents(10));
     const config = apiConfig({ stripe: fake.url });
