@@ -22,7 +22,7 @@ import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
 import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
 import { signStripe } from "../test/sign";
-import { pacedLoad } from "./paced";
+import { pacedLoad, type PacedResult } from "./paced";
 
 const argAt = (name: string) => process.argv.indexOf(`--${name}`);
 const argNum = (name: string, def: number, i = argAt(name)) => {
@@ -62,13 +62,8 @@ const DEDUP_TTL_SECONDS = "120";
 const SECRET = "whsec_bench_0123456789abcdef";
 const HOT_IDS = 10;
 
-interface AcResult {
-  duration: number;
-  errors: number;
-  non2xx: number;
-  latency: { p50: number; p99: number };
-  requests: { total: number };
-}
+/** autocannon's result, the shape paced.ts answers in too. */
+type AcResult = PacedResult;
 interface AcRequest {
   method: string;
   path: string;

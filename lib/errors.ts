@@ -78,6 +78,15 @@ export function expectedErrorMessage(err: unknown): string | undefined {
   return undefined;
 }
 
+/** `promise`, or an UnavailableError saying `what` did not happen within `ms`; the timer never outlives it. */
+export function withinDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UnavailableError(`${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 function codes(err: unknown): string[] {
   const out: string[] = [];
   for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDb as getDefaultDb } from "@/db";
 import type { Db } from "@/db/client";
-import { describeError } from "@/lib/errors";
+import { describeError, withinDeadline } from "@/lib/errors";
 
 export interface Health {
   ok: boolean;
@@ -10,18 +10,15 @@ export interface Health {
 
 /** 200-worthy only when the database answers `select 1` within the timeout. */
 export async function checkHealth(getDb: () => Promise<Db> = getDefaultDb, timeoutMs = 2000): Promise<Health> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const probe = getDb().then((db) => db.execute(sql`select 1`));
-    const timeout = new Promise<never>((_, rejectTimeout) => {
-      timer = setTimeout(() => rejectTimeout(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    await Promise.race([probe, timeout]);
+    await withinDeadline(
+      getDb().then((db) => db.execute(sql`select 1`)),
+      timeoutMs,
+      "no answer",
+    );
     return { ok: true, database: "up" };
   } catch (err) {
     console.error("[health] database down:", describeError(err));
     return { ok: false, database: "down" };
-  } finally {
-    clearTimeout(timer);
   }
 }

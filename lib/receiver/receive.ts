@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { describeError, isDataError, UnavailableError, ValidationError } from "@/lib/errors";
+import { describeError, isDataError, UnavailableError, ValidationError, withinDeadline } from "@/lib/errors";
 import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
 import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
@@ -185,7 +185,8 @@ export async function receiveDelivery(
     return { status: 200, body: { received: true, duplicate: true }, outcome: "duplicate", cached: true };
 
   try {
-    const db = await withDeadline(deps.getDb(), config.claim.timeoutMs ?? 2000);
+    // Opening the database (first use: connect and migrate) is bounded like the claim itself.
+    const db = await withinDeadline(deps.getDb(), config.claim.timeoutMs ?? 2000, "the database was not ready");
     const { claimed, reprocessed } = await claimBatched(db, described.claim, config.claim);
     dedup?.mark(source, eventId); // only now: the claim (or the row it found) is committed
     return {
@@ -206,13 +207,4 @@ export async function receiveDelivery(
       outcome: "unavailable",
     };
   }
-}
-
-/** Opening the database (first use: connect and migrate) is bounded like the claim itself. */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UnavailableError(`the database was not ready within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
