@@ -1,7 +1,7 @@
 import next from "next";
 import { getEnv } from "@/lib/env";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
-import { registerAppStops } from "@/lib/server/app";
+import { checkSourcesAtStart, registerAppStops } from "@/lib/server/app";
 import { startLedgerServer } from "@/lib/server/http";
 
 /**
@@ -10,6 +10,7 @@ import { startLedgerServer } from "@/lib/server/http";
  * SIGTERM drains them all (lib/lifecycle.ts) and exits 0 within SHUTDOWN_TIMEOUT_MS.
  */
 const env = getEnv();
+checkSourcesAtStart((m) => console.error(`[ledger] ${m}`));
 const app = next({ dev: false, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[ledger] ${m}`) });

@@ -21,6 +21,8 @@ export const E2E = {
     env: { STRIPE_API_BASE: "http://127.0.0.1:3291", STRIPE_API_KEY: "sk_test_e2e_replay_key" },
   },
   admin: { email: "admin@e2e.example", password: "e2e admin password 1" },
+  /** Seals the secrets of sources added in the console (AES-256-GCM). */
+  ledgerSecretKey: "e2e0".repeat(16),
   secrets: {
     STRIPE_WEBHOOK_SECRET: "whsec_e2e_stripe_old,whsec_e2e_stripe",
     GITHUB_WEBHOOK_SECRET: "e2e-github",

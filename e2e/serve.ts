@@ -17,6 +17,7 @@ async function main() {
       ...E2E.replayApi.env,
       DATABASE_URL: E2E.databaseUrl,
       REPLAY_TOKEN: E2E.replayToken,
+      LEDGER_SECRET_KEY: E2E.ledgerSecretKey,
       APP_URL: E2E.baseURL,
       ADMIN_EMAIL: E2E.admin.email,
       ADMIN_PASSWORD: E2E.admin.password,

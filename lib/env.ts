@@ -36,6 +36,18 @@ export const EnvSchema = z.object({
   PADDLE_WEBHOOK_SECRET: secretList,
   SLACK_SIGNING_SECRET: secretList,
   STANDARD_WEBHOOK_SECRET: secretList,
+  /**
+   * A JSON file of sources declared for this deploy (lib/sources/declared.ts): slug, provider, name, state,
+   * secretsEnv (the variable holding that source's comma-separated secrets). Secrets never live in the file.
+   */
+  SOURCES_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined)),
+  /** 32 bytes (64 hex characters): seals the secrets of sources added in the console (AES-256-GCM). */
+  LEDGER_SECRET_KEY: optionalSecret,
+  /** How stale this process's copy of the console's sources may get before it reads them again. */
+  SOURCES_REFRESH_MS: int(5000, 100),
   WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
   WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
   /**
@@ -163,6 +175,14 @@ let cached: Env | undefined;
 export function getEnv(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * One variable by a name chosen at run time (a declared source's `secretsEnv`), read as it stands now:
+ * the only reader of process.env by name outside the schema above.
+ */
+export function envVar(name: string): string | undefined {
+  return process.env[name];
 }
 
 /**

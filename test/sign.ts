@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { sign as githubSign } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
-import type { Source } from "@/lib/providers/types";
+import type { LegacyKind } from "@/lib/sources/declared";
 
 export interface Delivery {
   body: string;
@@ -44,13 +44,15 @@ export function signShopify(
   secret: string,
   opts: { webhookId?: string; topic?: string; eventId?: string } = {},
 ): Delivery {
+  // A retry repeats both ids; unless a test sets them apart, the event id is the webhook id.
+  const webhookId = opts.webhookId ?? randomUUID();
   return {
     body,
     headers: {
       "content-type": "application/json",
       "x-shopify-hmac-sha256": createHmac("sha256", secret).update(body).digest("base64"),
-      "x-shopify-webhook-id": opts.webhookId ?? randomUUID(),
-      "x-shopify-event-id": opts.eventId ?? randomUUID(),
+      "x-shopify-webhook-id": webhookId,
+      "x-shopify-event-id": opts.eventId ?? webhookId,
       "x-shopify-topic": opts.topic ?? "orders/updated",
       "x-shopify-shop-domain": "ledger-test.myshopify.com",
     },
@@ -96,7 +98,7 @@ export function signStandard(body: string, secret: string, opts: { id?: string; 
 }
 
 /** Secrets the tests configure; a Standard Webhooks secret is whsec_ + base64. */
-export const TEST_SECRETS: Record<Source, string> = {
+export const TEST_SECRETS: Record<LegacyKind, string> = {
   stripe: "whsec_test_stripe_secret_0123456789",
   github: "github-test-secret",
   shopify: "shopify-test-secret",

@@ -3,3 +3,4 @@ export * from "./worker";
 export * from "./business";
 export * from "./auth";
 export * from "./replay";
+export * from "./sources";

@@ -68,6 +68,11 @@ export const webhookEvent = pgTable(
      * delivery re-sent under a new id is byte-identical, so for them it is a second key (a unique index).
      */
     bodySha256: text("body_sha256"),
+    /**
+     * The source's provider does not sign its delivery id (Provider.unsignedId): (source, body_sha256) is
+     * then a key too. Null on rows from before sources had slugs; the slug-named index covers those.
+     */
+    bodyIsKey: boolean("body_is_key"),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),
@@ -93,6 +98,9 @@ export const webhookEvent = pgTable(
     uniqueIndex("webhook_event_unsigned_id_body_idx")
       .on(t.source, t.bodySha256)
       .where(sql`${t.source} in ('github', 'shopify') and ${t.bodySha256} is not null`),
+    uniqueIndex("webhook_event_body_key_idx")
+      .on(t.source, t.bodySha256)
+      .where(sql`${t.bodyIsKey}`),
     check("webhook_event_status_check", sql`${t.status} in ('claimed','processing','settled','failed','dead')`),
     check("webhook_event_via_check", sql`${t.via} in ('provider','replay')`),
   ],

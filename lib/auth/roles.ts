@@ -6,9 +6,12 @@ export const PERMISSIONS = {
   "events.read": "support",
   "audit.read": "support",
   "replay.read": "support",
+  "sources.read": "support",
   "events.requeue": "ops",
   "events.process-now": "ops",
   "replay.start": "ops",
+  "sources.test": "ops",
+  "sources.manage": "admin",
   "users.manage": "admin",
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof PERMISSIONS;

@@ -3,7 +3,7 @@ import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
 import { startEmbeddedReplays } from "@/lib/replay/embedded";
-import { registerAppStops } from "@/lib/server/app";
+import { checkSourcesAtStart, registerAppStops } from "@/lib/server/app";
 import { startLedgerServer } from "@/lib/server/http";
 import { startEmbeddedWorker } from "@/lib/worker/embedded";
 
@@ -12,6 +12,7 @@ import { startEmbeddedWorker } from "@/lib/worker/embedded";
  * console and no build step. A dedicated intake tier behind the load balancer; the fault tests run it.
  */
 const env = getEnv();
+checkSourcesAtStart((m) => console.error(`[receiver] ${m}`));
 const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[receiver] ${m}`) });
 try {
   await getDbHandle(); // migrate at start rather than on the first delivery

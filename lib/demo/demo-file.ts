@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { SECRET_KEYS, type Source } from "@/lib/providers";
+import { LEGACY_SECRET_VARS as SECRET_KEYS, type LegacyKind } from "@/lib/sources/declared";
 
 /** The quick start's demo admin and webhook secrets, generated once (never fixed) and shared with `npm run dev`. */
 export const DEMO_FILE = ".data/demo.json";
@@ -9,7 +9,7 @@ export const DEMO_FILE = ".data/demo.json";
 export interface Demo {
   adminEmail: string;
   adminPassword: string;
-  secrets: Partial<Record<Source, string>>;
+  secrets: Partial<Record<LegacyKind, string>>;
 }
 
 export const readDemo = (): Demo | undefined =>
@@ -38,11 +38,11 @@ export function loadOrCreateDemo(): Demo {
 
 /** The demo's secrets and admin into a child's environment, under whatever it already sets. */
 export function applyDemo(env: NodeJS.ProcessEnv, demo: Demo): void {
-  for (const [source, key] of Object.entries(SECRET_KEYS)) env[key] ??= demo.secrets[source as Source];
+  for (const [source, key] of Object.entries(SECRET_KEYS)) env[key] ??= demo.secrets[source as LegacyKind];
   env.ADMIN_EMAIL ??= demo.adminEmail;
   env.ADMIN_PASSWORD ??= demo.adminPassword;
 }
 
 /** The webhook secrets a child was given, by source: what the demo traffic is signed with. */
-export const demoSecrets = (env: NodeJS.ProcessEnv): Record<Source, string> =>
-  Object.fromEntries(Object.entries(SECRET_KEYS).map(([s, key]) => [s, env[key] ?? ""])) as Record<Source, string>;
+export const demoSecrets = (env: NodeJS.ProcessEnv): Record<LegacyKind, string> =>
+  Object.fromEntries(Object.entries(SECRET_KEYS).map(([s, key]) => [s, env[key] ?? ""])) as Record<LegacyKind, string>;

@@ -1,18 +1,18 @@
-import type { Source } from "@/lib/providers/types";
+import type { LegacyKind } from "@/lib/sources/declared";
 import { signDelivery } from "./sign";
 import type { DemoDelivery } from "./traffic";
 
 export interface PostSummary {
   sent: number;
   byStatus: Record<string, number>;
-  skipped: Source[];
+  skipped: LegacyKind[];
 }
 
 /** Posts signed deliveries to a running app over HTTP, exactly as a provider would. */
 export async function postDeliveries(
   baseURL: string,
   deliveries: readonly DemoDelivery[],
-  secrets: Partial<Record<Source, string>>,
+  secrets: Partial<Record<LegacyKind, string>>,
 ): Promise<PostSummary> {
   const summary: PostSummary = { sent: 0, byStatus: {}, skipped: [] };
   for (const d of deliveries) {

@@ -4,10 +4,10 @@ import { shopifyOrder } from "@/lib/samples/shopify";
 import { slackEventCallback } from "@/lib/samples/slack";
 import { standardEvent } from "@/lib/samples/standard";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/lib/samples/stripe";
-import type { Source } from "@/lib/providers/types";
+import type { LegacyKind } from "@/lib/sources/declared";
 
 export interface DemoDelivery {
-  source: Source;
+  source: LegacyKind;
   body: string;
   /** Provider id carried in a header (GitHub, Shopify, Standard Webhooks); a retry reuses it. */
   id?: string;

@@ -1,9 +1,10 @@
 import type { Tx } from "@/db/client";
-import type { Source } from "@/lib/providers/types";
+import type { ProviderKind } from "@/lib/providers/types";
 
 /** What a handler sees of a leased ledger row. */
 export interface HandlerEvent {
-  source: Source;
+  /** The source's slug; the handler was chosen by the source's provider kind. */
+  source: string;
   eventId: string;
   eventType: string;
   payload: unknown;
@@ -34,7 +35,7 @@ export class HandlerInputError extends Error {
  */
 export interface SnapshotHandler<State> {
   kind: "snapshot";
-  source: Source;
+  source: ProviderKind;
   types: readonly string[];
   read(event: HandlerEvent): { entity: VersionedEntity; state: State };
   write(tx: Tx, state: State, ctx: { entity: VersionedEntity; event: HandlerEvent }): Promise<Changes>;
@@ -43,7 +44,7 @@ export interface SnapshotHandler<State> {
 /** A delta event ("add N") has no version: the event-id claim alone makes it exactly-once. */
 export interface DeltaHandler<Input> {
   kind: "delta";
-  source: Source;
+  source: ProviderKind;
   types: readonly string[];
   read(event: HandlerEvent): { entity: { type: string; id: string }; input: Input };
   apply(tx: Tx, input: Input, ctx: { event: HandlerEvent }): Promise<Changes>;

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
-import { EVENT_VIA } from "@/db/schema";
+import { EVENT_VIA, SOURCE_SLUG } from "@/db/schema";
 import { ValidationError } from "@/lib/errors";
-import { SOURCES } from "@/lib/providers/types";
 import { isPgStorable, jsonbText } from "./json";
 
 const storable = (max: number) =>
@@ -15,7 +14,8 @@ const storable = (max: number) =>
 
 /** One event to claim, as the edge (receiver, replay page, seed) hands it over. */
 export const ClaimInput = z.object({
-  source: z.enum(SOURCES),
+  /** The source's slug (its URL segment): the dedup key is (source, event id). */
+  source: z.string().regex(SOURCE_SLUG, "not a source slug"),
   eventId: storable(255).pipe(z.string().min(1)),
   eventType: storable(255).pipe(z.string().min(1)),
   /** The exact body as received (UTF-8 JSON text); the jsonb payload is derived from it. */
@@ -28,6 +28,8 @@ export const ClaimInput = z.object({
   /** What the receiver could not use (a version out of range, say): kept for the worker and the console. */
   intakeNote: storable(500).optional(),
   via: z.enum(EVENT_VIA).default("provider"),
+  /** The provider does not sign its delivery id: the body's SHA-256 is a second key (a re-sent capture dedupes). */
+  bodyIsKey: z.boolean().default(false),
   /** Replay only: who the worker's attempt is recorded as (default "replay"). */
   actor: z.string().max(255).optional(),
   /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
@@ -101,6 +103,7 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       subject_ids: c.subjectIds,
       intake_note: c.intakeNote ?? null,
       body_sha256: c.bodySha256,
+      body_is_key: c.bodyIsKey || null,
       via: c.via,
       next_trigger: trigger,
       next_actor: trigger === "replay" ? (c.actor ?? "replay") : null,
@@ -113,12 +116,13 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
         ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
         entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
-        via text, next_trigger text, next_actor text, shadow boolean)
+        body_is_key boolean, via text, next_trigger text, next_actor text, shadow boolean)
     ), claim as (
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
-                                 entity_version, subject_ids, intake_note, body_sha256, via, next_trigger, next_actor)
+                                 entity_version, subject_ids, intake_note, body_sha256, body_is_key, via, next_trigger,
+                                 next_actor)
       select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type, entity_id,
-             entity_version, subject_ids, intake_note, body_sha256, via, next_trigger, next_actor
+             entity_version, subject_ids, intake_note, body_sha256, body_is_key, via, next_trigger, next_actor
       from input
       where first
       order by source, event_id

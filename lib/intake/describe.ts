@@ -1,6 +1,7 @@
 import { ValidationError } from "@/lib/errors";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
-import { PROVIDERS, type Source } from "@/lib/providers";
+import { PROVIDERS, type ProviderKind } from "@/lib/providers";
+
 import { parseClaim, type Claim } from "./claim";
 import { storableHeaders } from "./headers";
 import { isPgStorable, pgText } from "./json";
@@ -19,7 +20,8 @@ const MAX_ID = 255;
  * best it can be and noted, for the worker and the console to say what is wrong with it.
  */
 export function describeDelivery(args: {
-  source: Source;
+  /** The source's slug, provider kind and options. */
+  source: { slug: string; provider: ProviderKind; options?: unknown };
   payload: unknown;
   rawBody: string;
   headers: Headers;
@@ -27,7 +29,11 @@ export function describeDelivery(args: {
   claimMode?: "enforce" | "shadow";
   actor?: string;
 }): Described {
-  const described = PROVIDERS[args.source].describe(args.payload, args.headers);
+  const provider = PROVIDERS[args.source.provider];
+  const described = provider.describe(args.payload, args.headers, {
+    rawText: args.rawBody,
+    options: args.source.options,
+  });
   if (!described.ok) return described;
   const { eventId, eventType, entity } = described.event;
   if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
@@ -38,7 +44,7 @@ export function describeDelivery(args: {
       ok: true,
       claim: parseClaim(
         {
-          source: args.source,
+          source: args.source.slug,
           eventId,
           eventType: pgText(eventType.slice(0, MAX_ID)),
           rawBody: args.rawBody,
@@ -46,9 +52,10 @@ export function describeDelivery(args: {
           entityType: entity && pgText(entity.type.slice(0, MAX_ID)),
           entityId: entity && pgText(entity.id.slice(0, MAX_ID)),
           entityVersion: entity?.version,
-          subjectIds: extractSubjectIds(args.payload).filter(isPgStorable),
+          subjectIds: extractSubjectIds(args.payload, args.rawBody).filter(isPgStorable),
           intakeNote: entity?.versionNote && pgText(entity.versionNote.slice(0, 500)),
           via: args.via,
+          bodyIsKey: provider.unsignedId === true,
           claimMode: args.claimMode,
           actor: args.actor,
         },

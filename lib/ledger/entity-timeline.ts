@@ -3,10 +3,10 @@ import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import type { EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { SOURCES, type Source } from "@/lib/providers/types";
+import { SOURCE_SLUG } from "@/db/schema/sources";
 
 export const EntityKeyInput = z.object({
-  source: z.enum(SOURCES),
+  source: z.string().regex(SOURCE_SLUG),
   entityType: z.string().min(1).max(255),
   entityId: z.string().min(1).max(255),
 });
@@ -27,7 +27,7 @@ export interface TimelineEntry {
 }
 
 export interface EntityTimeline {
-  source: Source;
+  source: string;
   entityType: string;
   entityId: string;
   /** The newest version applied (the guard), if any event has been applied. */

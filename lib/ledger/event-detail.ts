@@ -13,7 +13,8 @@ import {
 } from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { PROVIDERS, type SecretsBySource } from "@/lib/providers";
+import { PROVIDERS } from "@/lib/providers";
+import type { ResolvedSource } from "@/lib/sources/types";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "./types";
 
@@ -38,22 +39,23 @@ export interface EventDetail {
 }
 
 /**
- * Re-checks the stored raw body and headers against the secrets configured now, ignoring the
- * timestamp window (the delivery is old by definition): "is this the payload the provider signed?"
+ * Re-checks the stored raw body and headers against the source's secrets, ignoring the timestamp
+ * window (the delivery is old by definition) and expiries (a rotated-out secret signed what arrived
+ * before): "is this the payload the provider signed?"
  */
 export function checkSignatureNow(
   event: Pick<WebhookEvent, "source" | "rawBody" | "headers" | "via">,
-  secrets: SecretsBySource,
+  source: ResolvedSource | undefined,
 ): SignatureCheck {
-  const source = event.source as keyof SecretsBySource;
-  const provider = PROVIDERS[source];
-  if (secrets[source].length === 0) return { state: "no-secret" };
-  const verdict = provider.verify({
+  const secrets = source?.secrets.map((s) => s.value) ?? [];
+  if (!source || secrets.length === 0) return { state: "no-secret" };
+  const verdict = PROVIDERS[source.provider].verify({
     rawBody: Buffer.from(event.rawBody, "utf8"),
     headers: new Headers(event.headers),
-    secrets: secrets[source],
+    secrets,
     toleranceSeconds: Number.MAX_SAFE_INTEGER,
     now: Math.floor(Date.now() / 1000),
+    options: source.options,
   });
   if (verdict.ok) return { state: "verifies" };
   if (event.via === "replay")
@@ -65,7 +67,8 @@ export async function getEventDetail(
   db: Db,
   actor: Actor | undefined,
   input: EventKeyInput,
-  secrets: SecretsBySource,
+  /** The event's source as configured now (its secrets prove the payload), by slug. */
+  sourceOf: (slug: string) => Promise<ResolvedSource | undefined>,
 ): Promise<EventDetail> {
   authorize(actor, "events.read");
   const key = EventKeyInput.parse(input);
@@ -86,7 +89,7 @@ export async function getEventDetail(
   ]);
   return {
     event,
-    signature: checkSignatureNow(event, secrets),
+    signature: checkSignatureNow(event, await sourceOf(event.source)),
     deliveries,
     deliveryCount: Number(total?.n ?? 0),
     attempts,
@@ -119,9 +122,14 @@ export function nestingExceeds(value: unknown, limit: number): boolean {
  * Everything the ledger knows about one event, as one document for a dispute or an audit.
  * The export itself is audited: payloads can hold personal data.
  */
-export async function exportEvent(db: Db, actor: Actor | undefined, input: EventKeyInput, secrets: SecretsBySource) {
+export async function exportEvent(
+  db: Db,
+  actor: Actor | undefined,
+  input: EventKeyInput,
+  sourceOf: (slug: string) => Promise<ResolvedSource | undefined>,
+) {
   authorize(actor, "events.read");
-  const detail = await getEventDetail(db, actor, input, secrets);
+  const detail = await getEventDetail(db, actor, input, sourceOf);
   await writeAudit(db, actor, {
     action: "events.export",
     target: `event:${detail.event.source}/${detail.event.eventId}`,

@@ -1,11 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import type { AttemptTrigger } from "@/db/schema";
-import type { Source } from "@/lib/providers/types";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 interface LeaseRow {
-  source: Source;
+  source: string;
   event_id: string;
   event_type: string;
   payload: unknown;

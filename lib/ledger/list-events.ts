@@ -3,11 +3,10 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { webhookEvent, type EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import type { Source } from "@/lib/providers/types";
 import { EventFilter, resolvedConditions, type EventFilterInput } from "./event-filter";
 
 export interface EventListRow {
-  source: Source;
+  source: string;
   eventId: string;
   eventType: string;
   status: EventStatus;
@@ -113,7 +112,7 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
   const hasNext = i.back ? i.cursor !== undefined : more;
   const hasPrev = i.back ? more : i.cursor !== undefined;
   return {
-    rows: page.map(({ ts: _ts, ...r }) => ({ ...r, source: r.source as Source })),
+    rows: page.map(({ ts: _ts, ...r }) => ({ ...r, source: r.source })),
     nextCursor: hasNext && last ? cursorOf(last) : undefined,
     prevCursor: hasPrev && first ? cursorOf(first) : undefined,
   };

@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { EVENT_STATUSES, type EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import type { Source } from "@/lib/providers/types";
 
 /** Above this many rows the settled count is PostgreSQL's estimate: an exact count would scan history. */
 const EXACT_COUNT_LIMIT = 200_000;
@@ -63,7 +62,7 @@ export async function getBacklog(db: Db, actor: Actor | undefined): Promise<Back
 
 export interface DeliveryMinute {
   minute: Date;
-  source: Source;
+  source: string;
   deliveries: number;
   duplicates: number;
 }
@@ -71,7 +70,7 @@ export interface DeliveryMinute {
 /** Deliveries per minute and source over the last `hours` (duplicates included: they are traffic too). */
 export async function getDeliveryRate(db: Db, actor: Actor | undefined, hours = 24): Promise<DeliveryMinute[]> {
   authorize(actor, "events.read");
-  const rows = rowsOf<{ minute: string; source: Source; n: number; dups: number }>(
+  const rows = rowsOf<{ minute: string; source: string; n: number; dups: number }>(
     await db.execute(sql`
       select date_trunc('minute', received_at)::text as minute, source, count(*)::int as n,
              count(*) filter (where not claimed)::int as dups
@@ -87,7 +86,7 @@ export async function getDeliveryRate(db: Db, actor: Actor | undefined, hours = 
 }
 
 export interface FailingType {
-  source: Source;
+  source: string;
   eventType: string;
   failed: number;
   dead: number;
@@ -95,7 +94,7 @@ export interface FailingType {
 
 export async function getFailingTypes(db: Db, actor: Actor | undefined, limit = 5): Promise<FailingType[]> {
   authorize(actor, "events.read");
-  const rows = rowsOf<{ source: Source; event_type: string; failed: number; dead: number }>(
+  const rows = rowsOf<{ source: string; event_type: string; failed: number; dead: number }>(
     await db.execute(sql`
       select source, event_type, count(*) filter (where status = 'failed')::int as failed,
              count(*) filter (where status = 'dead')::int as dead
@@ -111,7 +110,7 @@ export async function getFailingTypes(db: Db, actor: Actor | undefined, limit = 
 }
 
 export interface DeadEvent {
-  source: Source;
+  source: string;
   eventId: string;
   eventType: string;
   attempts: number;
@@ -140,7 +139,7 @@ export async function listDeadEvents(
     ([r, t]) =>
       [
         rowsOf<{
-          source: Source;
+          source: string;
           event_id: string;
           event_type: string;
           attempts: number;

@@ -128,9 +128,9 @@ async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
  * takes, or whose payload the handler cannot read, lock nothing and form chains of their own.
  */
 function chainKey(e: LeasedEvent, handlers: HandlerLookup): string {
-  const handler = handlers(e.source, e.eventType);
-  if (!handler) return `event:${keyOf(e)}`;
   try {
+    const handler = handlers(e.source, e.eventType);
+    if (!handler) return `event:${keyOf(e)}`;
     const { entity } = handler.read(e);
     return `${e.source}\u0000${entity.type}\u0000${entity.id}`;
   } catch {

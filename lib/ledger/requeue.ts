@@ -4,12 +4,12 @@ import type { Db } from "@/db/client";
 import { webhookEvent } from "@/db/schema";
 import { audited } from "@/lib/auth/audited";
 import type { Actor } from "@/lib/auth/roles";
-import { SOURCES } from "@/lib/providers/types";
+import { SOURCE_SLUG } from "@/db/schema/sources";
 import { leaseOne } from "./lease";
 import { processLeased, type ProcessContext, type Processed } from "./process";
 import { ConflictError, NotFoundError } from "./types";
 
-export const EventKeyInput = z.object({ source: z.enum(SOURCES), eventId: z.string().min(1).max(255) });
+export const EventKeyInput = z.object({ source: z.string().regex(SOURCE_SLUG), eventId: z.string().min(1).max(255) });
 export type EventKeyInput = z.infer<typeof EventKeyInput>;
 
 async function explainMiss(db: Db, key: EventKeyInput, wanted: string): Promise<never> {

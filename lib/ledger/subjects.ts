@@ -4,6 +4,8 @@ import { isObject } from "@/lib/providers/types";
 // hold a digit or a capital after the prefix; enum values like charge_automatically do not.
 const PREFIXED_ID = /^[a-z]{2,12}_(?=[A-Za-z0-9]*[0-9A-Z])[A-Za-z0-9]{6,64}$/;
 const EMAIL = /^[^\s@<>()[\]"',;:]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}$/;
+// GitHub's owner/name (repository.full_name): owners are 1–39 of [A-Za-z0-9-], names 1–100 of [A-Za-z0-9._-].
+const REPO_FULL_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 // Keys whose scalar value names a customer or object even when it has no prefix (Shopify, GitHub).
 const ID_KEYS = new Set([
   "id",
@@ -21,12 +23,38 @@ const ID_KEYS = new Set([
 
 const MAX_SUBJECTS = 64;
 const MAX_DEPTH = 8;
+// The raw scan reads at most this much text (bodies are capped at 1 MB before this runs anyway).
+const MAX_SCAN_CHARS = 1 << 20;
+// `"<id key>": <integer too long to be safe>`. No nested quantifier: linear in the text scanned.
+const BIG_ID = new RegExp(`"(${[...ID_KEYS].join("|")})"\\s{0,16}:\\s{0,16}(\\d{16,40})(?![\\d.eE])`, "g");
+
+/**
+ * Integers beyond Number.MAX_SAFE_INTEGER under an id key (Shopify's 18-digit order and customer ids),
+ * exactly as the body wrote them: JSON.parse rounds them, so the parsed tree cannot give them.
+ */
+function bigIdsIn(rawText: string, found: Set<string>): void {
+  const text = rawText.length > MAX_SCAN_CHARS ? rawText.slice(0, MAX_SCAN_CHARS) : rawText;
+  BIG_ID.lastIndex = 0;
+  for (let m = BIG_ID.exec(text); m && found.size < MAX_SUBJECTS; m = BIG_ID.exec(text)) {
+    const digits = m[2] ?? "";
+    if (escapedQuoteAt(text, m.index) || BigInt(digits) <= BigInt(Number.MAX_SAFE_INTEGER)) continue;
+    found.add(digits);
+  }
+}
+
+/** A `"` preceded by an odd run of backslashes is inside a JSON string, not a key. */
+function escapedQuoteAt(text: string, index: number): boolean {
+  let slashes = 0;
+  for (let i = index - 1; i >= 0 && text[i] === "\\" && slashes < 64; i--) slashes++;
+  return slashes % 2 === 1;
+}
 
 /**
  * Every customer/object id and email found in a payload, for support search ("every event that
- * touched cus_…"). Bounded in depth and count: payloads are attacker-sized.
+ * touched cus_…"). Bounded in depth and count: payloads are attacker-sized. Given the body's exact
+ * text, ids too long for a JSON number to hold are read from it.
  */
-export function extractSubjectIds(payload: unknown): string[] {
+export function extractSubjectIds(payload: unknown, rawText?: string): string[] {
   const found = new Set<string>();
   const visit = (value: unknown, key: string | undefined, depth: number) => {
     if (found.size >= MAX_SUBJECTS || depth > MAX_DEPTH) return;
@@ -34,7 +62,9 @@ export function extractSubjectIds(payload: unknown): string[] {
       if (value.length > 320) return;
       if (PREFIXED_ID.test(value)) found.add(value);
       else if (EMAIL.test(value)) found.add(value.toLowerCase());
-      else if (key && ID_KEYS.has(key) && value.length > 0 && value.length <= 128) found.add(value);
+      else if (key === "full_name") {
+        if (REPO_FULL_NAME.test(value)) found.add(value);
+      } else if (key && ID_KEYS.has(key) && value.length > 0 && value.length <= 128) found.add(value);
     } else if (typeof value === "number") {
       if (key && ID_KEYS.has(key) && Number.isSafeInteger(value)) found.add(String(value));
     } else if (Array.isArray(value)) {
@@ -45,5 +75,6 @@ export function extractSubjectIds(payload: unknown): string[] {
     }
   };
   visit(payload, undefined, 0);
+  if (rawText !== undefined && found.size < MAX_SUBJECTS) bigIdsIn(rawText, found);
   return [...found];
 }

@@ -1,8 +1,8 @@
 import type { AttemptTrigger } from "@/db/schema";
-import type { Source } from "@/lib/providers/types";
 
 export interface EventKey {
-  source: Source;
+  /** The source's slug. */
+  source: string;
   eventId: string;
 }
 

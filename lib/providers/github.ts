@@ -1,5 +1,5 @@
 import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
-import { idAt, isObject, type EntityRef, type Provider } from "./types";
+import { badSignature, idAt, isObject, type EntityRef, type Provider } from "./types";
 
 // The object an event is about, most specific first; the repository is the fallback.
 const ENTITY_KEYS = [
@@ -24,17 +24,20 @@ function entityOf(payload: Record<string, unknown>): EntityRef | undefined {
 }
 
 export const github: Provider = {
-  source: "github",
+  kind: "github",
+  label: "GitHub",
+  signatureHeaders: ["x-hub-signature-256"],
+  unsignedId: true,
   verify({ rawBody, headers, secrets }) {
     const header = headers.get("x-hub-signature-256");
-    if (!header) return { ok: false, reason: "missing X-Hub-Signature-256 header" };
+    if (!header) return badSignature("missing X-Hub-Signature-256 header");
     const sig = header.startsWith("sha256=") ? decodeHex(header.slice(7)) : undefined;
-    if (!sig) return { ok: false, reason: "malformed X-Hub-Signature-256 header (want sha256=<hex>)" };
+    if (!sig) return badSignature("malformed X-Hub-Signature-256 header (want sha256=<hex>)");
     // GitHub signs no timestamp (nor its delivery id): the claim, on the delivery id and on the body's
     // SHA-256 (webhook_event_unsigned_id_body_idx), is the only replay defence.
     return anyMatch(secrets, [sig], (secret) => hmacSha256(secret, rawBody))
       ? { ok: true }
-      : { ok: false, reason: "signature mismatch" };
+      : badSignature("signature mismatch");
   },
   describe(payload, headers) {
     const eventId = headers.get("x-github-delivery");
@@ -46,6 +49,15 @@ export const github: Provider = {
     return {
       ok: true,
       event: { eventId, eventType: action ? `${name}.${action}` : name, entity: entityOf(payload) },
+    };
+  },
+  sign({ rawBody, secret, eventId, eventType }) {
+    // describe joins X-GitHub-Event and the body's action with "."; the header carries the event alone.
+    return {
+      "content-type": "application/json",
+      "x-hub-signature-256": `sha256=${hmacSha256(secret, rawBody).toString("hex")}`,
+      "x-github-delivery": eventId,
+      "x-github-event": eventType.split(".")[0] ?? eventType,
     };
   },
 };

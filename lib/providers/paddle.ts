@@ -1,21 +1,22 @@
 import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
-import { checkTolerance, idAt, isObject, type Provider } from "./types";
+import { badSignature, checkTolerance, idAt, isObject, type Provider } from "./types";
 import { versionFromIso, versionOf } from "./time";
 
 export const paddle: Provider = {
-  source: "paddle",
+  kind: "paddle",
+  label: "Paddle",
+  signatureHeaders: ["paddle-signature"],
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("paddle-signature");
-    if (!header) return { ok: false, reason: "missing Paddle-Signature header" };
+    if (!header) return badSignature("missing Paddle-Signature header");
     const { timestamp: ts, signatures: h1 } = parseTimestampedHeader(header, {
       separator: ";",
       timestampKey: "ts",
       signatureKey: "h1",
     });
-    if (ts === undefined || h1.length === 0)
-      return { ok: false, reason: "malformed Paddle-Signature header (want ts=…;h1=…)" };
+    if (ts === undefined || h1.length === 0) return badSignature("malformed Paddle-Signature header (want ts=…;h1=…)");
     const ok = anyMatch(secrets, h1, (secret) => hmacSha256(secret, `${ts}:`, rawBody));
-    if (!ok) return { ok: false, reason: "signature mismatch" };
+    if (!ok) return badSignature("signature mismatch");
     return checkTolerance(ts, now, toleranceSeconds);
   },
   describe(payload) {
@@ -35,5 +36,9 @@ export const paddle: Provider = {
           id && isObject(p.data) ? { type, id, ...versionOf(versionFromIso(p.occurred_at, "occurred_at")) } : undefined,
       },
     };
+  },
+  sign({ rawBody, secret, now }) {
+    const h1 = hmacSha256(secret, `${now}:`, rawBody).toString("hex");
+    return { "content-type": "application/json", "paddle-signature": `ts=${now};h1=${h1}` };
   },
 };

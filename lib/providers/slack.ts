@@ -1,19 +1,28 @@
 import { anyMatch, decodeHex, hmacSha256 } from "./crypto";
 import { versionFromInteger, versionOf } from "./time";
-import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
+import { badSignature, checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
 
 export const slack: Provider = {
-  source: "slack",
+  kind: "slack",
+  label: "Slack",
+  signatureHeaders: ["x-slack-signature"],
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("x-slack-signature");
-    if (!header) return { ok: false, reason: "missing X-Slack-Signature header" };
+    if (!header) return badSignature("missing X-Slack-Signature header");
     const ts = parseUnixSeconds(headers.get("x-slack-request-timestamp"));
-    if (ts === undefined) return { ok: false, reason: "missing or malformed X-Slack-Request-Timestamp header" };
+    if (ts === undefined) return badSignature("missing or malformed X-Slack-Request-Timestamp header");
     const sig = header.startsWith("v0=") ? decodeHex(header.slice(3)) : undefined;
-    if (!sig) return { ok: false, reason: "malformed X-Slack-Signature header (want v0=<hex>)" };
+    if (!sig) return badSignature("malformed X-Slack-Signature header (want v0=<hex>)");
     const ok = anyMatch(secrets, [sig], (secret) => hmacSha256(secret, `v0:${ts}:`, rawBody));
-    if (!ok) return { ok: false, reason: "signature mismatch" };
+    if (!ok) return badSignature("signature mismatch");
     return checkTolerance(ts, now, toleranceSeconds);
+  },
+  sign({ rawBody, secret, now }) {
+    return {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": String(now),
+      "x-slack-signature": `v0=${hmacSha256(secret, `v0:${now}:`, rawBody).toString("hex")}`,
+    };
   },
   handshake(payload) {
     if (isObject(payload) && payload.type === "url_verification" && typeof payload.challenge === "string")

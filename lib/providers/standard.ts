@@ -1,42 +1,133 @@
-import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
-import { checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
+import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
+import { z } from "zod";
+import {
+  anyMatch,
+  decodeBase64,
+  ed25519KeyPair,
+  ed25519PublicKey,
+  ed25519RawPublicKey,
+  hmacSha256,
+  safeEqual,
+} from "./crypto";
+import { DotPath, optionsError, optionsReader, textAtPath } from "./options";
+import { badSignature, checkTolerance, idAt, isObject, parseUnixSeconds, type Provider } from "./types";
 import { versionFromIso, versionOf } from "./time";
 
-/** The key is the base64 after `whsec_` (the spec's secret format); a bare base64 string also works. */
-function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
+export const StandardOptions = z.strictObject({
+  /** Where the event type is when the body has no `type` ("event", "meta.type"). */
+  typePath: DotPath.optional(),
+});
+export type StandardOptions = z.infer<typeof StandardOptions>;
+const options = optionsReader(StandardOptions);
+
+/**
+ * A secret in the spec's serialisation: `whsec_<base64>` (HMAC key, v1), `whpk_<base64 32-byte public
+ * key>` (ed25519, v1a, verify only), `whsk_<base64 seed ‖ public key>` (as Svix issues them) or a bare
+ * 32-byte seed (v1a, signs too). Anything else is a bare base64 HMAC key, as the libraries accept.
+ */
+type Key =
+  | { kind: "hmac"; key: Buffer }
+  | { kind: "ed25519"; publicKey: KeyObject; privateKey?: KeyObject }
+  | { kind: "unusable" };
+
+function parseKey(secret: string): Key {
+  if (secret.startsWith("whpk_")) {
+    const raw = decodeBase64(secret.slice(5));
+    const publicKey = raw && ed25519PublicKey(raw);
+    return publicKey ? { kind: "ed25519", publicKey } : { kind: "unusable" };
+  }
+  if (secret.startsWith("whsk_")) {
+    const raw = decodeBase64(secret.slice(5));
+    const pair = raw && (raw.length === 64 || raw.length === 32) ? ed25519KeyPair(raw.subarray(0, 32)) : undefined;
+    // A 64-byte key whose second half is not the seed's public key is corrupt: refuse it, do not guess.
+    if (!pair || (raw?.length === 64 && !safeEqual(ed25519RawPublicKey(pair.publicKey), raw.subarray(32))))
+      return { kind: "unusable" };
+    return { kind: "ed25519", ...pair };
+  }
+  return { kind: "hmac", key: Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64") };
 }
 
+// Key objects are built once per secret, not per delivery; secrets are configuration, so few.
+const keys = new Map<string, Key>();
+function keyOf(secret: string): Key {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 256) keys.clear();
+    key = parseKey(secret);
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+// The header lists one signature per active key (rotation); more than this is not a real sender.
+const MAX_SIGNATURES = 8;
+
 export const standard: Provider = {
-  source: "standard",
+  kind: "standard",
+  label: "Standard Webhooks",
+  signatureHeaders: ["webhook-signature"],
+  parseOptions: (raw) => options.parse(raw),
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const id = headers.get("webhook-id");
-    const tsHeader = headers.get("webhook-timestamp");
     const header = headers.get("webhook-signature");
-    if (!header) return { ok: false, reason: "missing webhook-signature header" };
-    if (!id) return { ok: false, reason: "missing webhook-id header" };
-    const ts = parseUnixSeconds(tsHeader);
-    if (ts === undefined) return { ok: false, reason: "missing or malformed webhook-timestamp header" };
-    // Space-separated `v1,<base64>` entries; other versions (v1a: asymmetric) are not ours to check.
-    const sigs = header
-      .split(" ")
-      .filter((p) => p.startsWith("v1,"))
-      .map((p) => decodeBase64(p.slice(3)))
-      .filter((b): b is Buffer => b !== undefined);
-    if (sigs.length === 0) return { ok: false, reason: "malformed webhook-signature header (want v1,<base64>)" };
-    const ok = anyMatch(secrets, sigs, (secret) => hmacSha256(keyOf(secret), `${id}.${ts}.`, rawBody));
-    if (!ok) return { ok: false, reason: "signature mismatch" };
+    if (!header) return badSignature("missing webhook-signature header");
+    if (!id) return badSignature("missing webhook-id header");
+    const ts = parseUnixSeconds(headers.get("webhook-timestamp"));
+    if (ts === undefined) return badSignature("missing or malformed webhook-timestamp header");
+    // Space-separated `v1,<base64>` (HMAC-SHA256) and `v1a,<base64>` (ed25519) entries; others are skipped.
+    const v1: Buffer[] = [];
+    const v1a: Buffer[] = [];
+    for (const entry of header.split(" ", MAX_SIGNATURES)) {
+      const [version, value = ""] = entry.split(",", 2);
+      const sig = version === "v1" || version === "v1a" ? decodeBase64(value) : undefined;
+      if (sig && version === "v1") v1.push(sig);
+      else if (sig && sig.length === 64) v1a.push(sig);
+    }
+    if (v1.length + v1a.length === 0)
+      return badSignature("malformed webhook-signature header (want v1,<base64> or v1a,<base64>)");
+    const parsed = secrets.map(keyOf);
+    const hmacKeys = parsed.flatMap((k) => (k.kind === "hmac" ? [k.key] : []));
+    let ok = v1.length > 0 && anyMatch(hmacKeys, v1, (key) => hmacSha256(key, `${id}.${ts}.`, rawBody));
+    const publicKeys = parsed.flatMap((k) => (k.kind === "ed25519" ? [k.publicKey] : []));
+    if (!ok && v1a.length > 0 && publicKeys.length > 0) {
+      // Signed content as for v1; ed25519 verification is constant-time in itself (and the key is public).
+      const message = Buffer.concat([Buffer.from(`${id}.${ts}.`), rawBody]);
+      ok = publicKeys.some((key) => v1a.some((sig) => edVerify(null, message, key, sig)));
+    }
+    if (!ok) return badSignature("signature mismatch");
     return checkTolerance(ts, now, toleranceSeconds);
   },
-  describe(payload, headers) {
+  describe(payload, headers, context) {
     const eventId = headers.get("webhook-id");
     if (!eventId) return { ok: false, reason: "missing event id (webhook-id header)" };
-    const eventType = idAt(payload, "type");
-    if (!eventType) return { ok: false, reason: "missing event type (payload.type)" };
+    // The spec only recommends type/timestamp/data: a signed event without them is still an event.
+    let typePath: string | undefined;
+    try {
+      typePath = options.read(context?.options).typePath;
+    } catch (err) {
+      return { ok: false, reason: `source options invalid: ${optionsError(err)}` };
+    }
+    const eventType = idAt(payload, "type") ?? (typePath ? textAtPath(payload, typePath) : undefined) ?? "unknown";
     const data = isObject(payload) ? payload.data : undefined;
     const id = idAt(data, "id");
     const version = versionOf(versionFromIso(isObject(payload) ? payload.timestamp : undefined, "timestamp"));
-    const type = eventType.split(".")[0] ?? eventType;
-    return { ok: true, event: { eventId, eventType, entity: id ? { type, id, ...version } : undefined } };
+    // Without a type there is no entity type, and ids of unrelated objects must not share a timeline.
+    const type = eventType === "unknown" ? undefined : (eventType.split(".")[0] ?? eventType);
+    return { ok: true, event: { eventId, eventType, entity: id && type ? { type, id, ...version } : undefined } };
+  },
+  sign({ rawBody, secret, now, eventId }) {
+    const key = keyOf(secret);
+    const content = `${eventId}.${now}.${rawBody}`;
+    let signature: string;
+    if (key.kind === "hmac") signature = `v1,${hmacSha256(key.key, content).toString("base64")}`;
+    else if (key.kind === "ed25519" && key.privateKey)
+      signature = `v1a,${edSign(null, Buffer.from(content), key.privateKey).toString("base64")}`;
+    else return undefined;
+    return {
+      "content-type": "application/json",
+      "webhook-id": eventId,
+      "webhook-timestamp": String(now),
+      "webhook-signature": signature,
+    };
   },
 };

@@ -1,22 +1,36 @@
 import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
-import { versionFromInteger, versionOf } from "./time";
-import { checkTolerance, idAt, isObject, type Provider } from "./types";
+import { versionFromInteger, versionFromIso, versionOf } from "./time";
+import { badSignature, checkTolerance, idAt, isObject, type Described, type Provider } from "./types";
+
+/**
+ * A thin event (`object: "v2.core.event"`, event destinations' thin payload): no snapshot, a reference to
+ * the object in `related_object`, `created` an ISO time with milliseconds. The type is kept verbatim,
+ * brackets and all (`v2.core.account[requirements].updated`).
+ */
+function describeThin(payload: Record<string, unknown>, eventId: string, eventType: string): Described {
+  const related = payload.related_object;
+  const type = idAt(related, "type");
+  const id = idAt(related, "id");
+  const version = versionOf(versionFromIso(payload.created, "event.created"));
+  return { ok: true, event: { eventId, eventType, entity: type && id ? { type, id, ...version } : undefined } };
+}
 
 export const stripe: Provider = {
-  source: "stripe",
+  kind: "stripe",
+  label: "Stripe",
+  signatureHeaders: ["stripe-signature"],
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("stripe-signature");
-    if (!header) return { ok: false, reason: "missing Stripe-Signature header" };
+    if (!header) return badSignature("missing Stripe-Signature header");
     const { timestamp: t, signatures: v1 } = parseTimestampedHeader(header, {
       separator: ",",
       timestampKey: "t",
       signatureKey: "v1",
     });
-    if (t === undefined || v1.length === 0)
-      return { ok: false, reason: "malformed Stripe-Signature header (want t=…,v1=…)" };
+    if (t === undefined || v1.length === 0) return badSignature("malformed Stripe-Signature header (want t=…,v1=…)");
     // The key is the whole whsec_… string, not its decoded form.
     const ok = anyMatch(secrets, v1, (secret) => hmacSha256(secret, `${t}.`, rawBody));
-    if (!ok) return { ok: false, reason: "signature mismatch" };
+    if (!ok) return badSignature("signature mismatch");
     return checkTolerance(t, now, toleranceSeconds);
   },
   describe(payload) {
@@ -24,13 +38,14 @@ export const stripe: Provider = {
     if (!eventId) return { ok: false, reason: "missing event id (payload.id)" };
     const eventType = idAt(payload, "type");
     if (!eventType) return { ok: false, reason: "missing event type (payload.type)" };
-    const created = isObject(payload) ? payload.created : undefined;
-    const data = isObject(payload) ? payload.data : undefined;
+    if (!isObject(payload)) return { ok: false, reason: "payload is not a JSON object" };
+    if (payload.object === "v2.core.event") return describeThin(payload, eventId, eventType);
+    const data = payload.data;
     const object = isObject(data) ? data.object : undefined;
     const objectType = idAt(object, "object");
     const objectId = idAt(object, "id");
     // The entity version is event.created: data.object.created never changes across updates.
-    const version = versionOf(versionFromInteger(created, "event.created"));
+    const version = versionOf(versionFromInteger(payload.created, "event.created"));
     return {
       ok: true,
       event: {
@@ -39,5 +54,9 @@ export const stripe: Provider = {
         entity: objectType && objectId ? { type: objectType, id: objectId, ...version } : undefined,
       },
     };
+  },
+  sign({ rawBody, secret, now }) {
+    const v1 = hmacSha256(secret, `${now}.`, rawBody).toString("hex");
+    return { "content-type": "application/json", "stripe-signature": `t=${now},v1=${v1}` };
   },
 };

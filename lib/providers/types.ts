@@ -1,11 +1,15 @@
-export const SOURCES = ["stripe", "github", "shopify", "paddle", "slack", "standard"] as const;
-export type Source = (typeof SOURCES)[number];
+/** The provider kinds a source can be (db/schema/sources.ts); "generic" is configured per source (./generic.ts). */
+export const PROVIDER_KINDS = ["stripe", "github", "shopify", "paddle", "slack", "standard", "generic"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
-export function isSource(value: string): value is Source {
-  return (SOURCES as readonly string[]).includes(value);
+export function isProviderKind(value: string): value is ProviderKind {
+  return (PROVIDER_KINDS as readonly string[]).includes(value);
 }
 
-export type Verdict = { ok: true } | { ok: false; reason: string };
+/** Why a delivery was refused at the signature step: what the sources page counts (lib/sources/refusals.ts). */
+export type SignatureRefusal = "bad_signature" | "stale_timestamp";
+
+export type Verdict = { ok: true } | { ok: false; reason: string; refusal: SignatureRefusal };
 
 export interface VerifyInput {
   rawBody: Buffer;
@@ -14,6 +18,28 @@ export interface VerifyInput {
   toleranceSeconds: number;
   /** Unix seconds. */
   now: number;
+  /** The source's options, already checked by the provider's `options` schema ({} for most kinds). */
+  options?: unknown;
+}
+
+export interface SignInput {
+  rawBody: string;
+  secret: string;
+  /** Unix seconds. */
+  now: number;
+  /** Where the kind carries its event id in a header (GitHub, Shopify, Standard Webhooks, generic). */
+  eventId: string;
+  /** Where the kind carries its type in a header (GitHub's X-GitHub-Event, Shopify's topic, generic). */
+  eventType: string;
+  options?: unknown;
+}
+
+/** What describe sees besides the parsed payload. */
+export interface DescribeContext {
+  /** The exact body text: ids JSON.parse would round (above 2^53) are read from it. */
+  rawText?: string;
+  /** The source's options, already checked by the provider's `options` schema. */
+  options?: unknown;
 }
 
 export interface EntityRef {
@@ -34,10 +60,29 @@ export interface EventIdentity {
 export type Described = { ok: true; event: EventIdentity } | { ok: false; reason: string };
 
 export interface Provider {
-  source: Source;
+  kind: ProviderKind;
+  /** "Stripe", "Standard Webhooks": what the console calls it. */
+  label: string;
+  /** The request headers that carry its signature (refusal metadata says which was present). */
+  signatureHeaders: readonly string[];
+  /**
+   * The delivery id is not signed (GitHub, Shopify): a captured body re-sent under a new id must still be
+   * a duplicate, so the body's SHA-256 is a second key.
+   */
+  unsignedId?: boolean;
+  /**
+   * Checks a source's options (SOURCES_FILE, the console) and returns them normalised; absent: the kind
+   * takes none. Throws a zod error naming the field.
+   */
+  parseOptions?(options: unknown): unknown;
   verify(input: VerifyInput): Verdict;
   /** Reads id, type and entity from a verified, parsed payload. */
-  describe(payload: unknown, headers: Headers): Described;
+  describe(payload: unknown, headers: Headers, context?: DescribeContext): Described;
+  /**
+   * The headers a real sender would send with `rawBody` (content-type included): the console's test event
+   * and the demo sign with it. undefined when the secret cannot sign (an ed25519 public key).
+   */
+  sign?(input: SignInput): Record<string, string> | undefined;
   /** A verified request that is a handshake, not an event (Slack's url_verification). */
   handshake?(payload: unknown): Record<string, unknown> | undefined;
 }
@@ -61,8 +106,13 @@ export function parseUnixSeconds(value: string | null | undefined): number | und
   return Number(value);
 }
 
+/** A refusal for a missing, malformed or mismatched signature (every refusal but a stale timestamp). */
+export function badSignature(reason: string): Verdict {
+  return { ok: false, reason, refusal: "bad_signature" };
+}
+
 export function checkTolerance(ts: number, now: number, tolerance: number): Verdict {
   return Math.abs(now - ts) <= tolerance
     ? { ok: true }
-    : { ok: false, reason: `timestamp outside the ${tolerance} s tolerance` };
+    : { ok: false, reason: `timestamp outside the ${tolerance} s tolerance`, refusal: "stale_timestamp" };
 }

@@ -4,7 +4,7 @@ import { describeError } from "@/lib/errors";
 import { connectDedupCache } from "@/lib/intake/dedup-cache";
 import { confirmFromProviders } from "@/lib/replay/confirm";
 import { replayApiConfigFromEnv } from "@/lib/replay/sources";
-import { secretsFromEnv } from "@/lib/providers";
+import { refusalsFromEnv, sourcesFromEnv } from "@/lib/sources/from-env";
 import type { ReceiverDeps } from "./receive";
 
 let deps: ReceiverDeps | undefined;
@@ -15,7 +15,7 @@ export function receiverDepsFromEnv(): ReceiverDeps {
   deps = {
     getDb: getClaimDb,
     config: {
-      secrets: secretsFromEnv(env),
+      sources: sourcesFromEnv(),
       toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
       maxBytes: env.WEBHOOK_MAX_BYTES,
       maxDepth: env.WEBHOOK_MAX_DEPTH,
@@ -29,6 +29,7 @@ export function receiverDepsFromEnv(): ReceiverDeps {
     },
     log: (message, err) => console.error(message, describeError(err)),
     confirmReplay: confirmFromProviders(replayApiConfigFromEnv(env)),
+    refusals: refusalsFromEnv(),
     dedup: env.DEDUP_CACHE_URL
       ? connectDedupCache({
           url: env.DEDUP_CACHE_URL,

@@ -4,9 +4,13 @@ import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
 import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
 import { jsonDepthExceeds } from "@/lib/intake/json";
-import { isSource, PROVIDERS, type SecretsBySource, type Source } from "@/lib/providers";
+import { PROVIDERS } from "@/lib/providers";
 import type { ConfirmReplay } from "@/lib/replay/confirm";
-import { BodyTooLargeError, readBodyLimited } from "./body";
+import type { SourceDirectory } from "@/lib/sources/directory";
+import { signatureHeaderOf, type RefusalSink } from "@/lib/sources/refusals";
+import { activeSecrets, type ResolvedSource } from "@/lib/sources/types";
+import type { RefusalReason } from "@/db/schema/sources";
+import { BodyAbortedError, BodyBudgetError, BodyTimeoutError, BodyTooLargeError, readBodyLimited } from "./body";
 import { ReplayTokenGuard, type ReplayTokens } from "./replay-token";
 
 const guards = new WeakMap<ReceiverConfig, ReplayTokenGuard>();
@@ -17,7 +21,9 @@ const guardFor = (config: ReceiverConfig) => {
 };
 
 export interface ReceiverConfig {
-  secrets: SecretsBySource;
+  /** Every source (endpoint) by slug: declared by the deploy or managed in the console (lib/sources). */
+  sources: SourceDirectory;
+  /** For a source without a tolerance of its own. */
   toleranceSeconds: number;
   maxBytes: number;
   /** JSON nesting deeper than this is refused (400) before any write. */
@@ -39,6 +45,8 @@ export interface ReceiverDeps {
   confirmReplay?: ConfirmReplay;
   /** Optional Redis in front of the ledger (DEDUP_CACHE_URL): a retry of a committed claim answers from it. */
   dedup?: DedupCache;
+  /** Where a known source's refused deliveries are counted (metadata only, never the body). */
+  refusals?: RefusalSink;
 }
 
 export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" | "unavailable";
@@ -48,6 +56,8 @@ export interface IncomingDelivery {
   headers: Headers;
   /** Reads at most `limit` bytes; throws BodyTooLargeError past it. */
   readBody(limit: number): Promise<Buffer>;
+  /** The peer's address, for refusal metadata. */
+  remoteAddr?: string;
 }
 
 export interface ReceiveAnswer {
@@ -59,7 +69,7 @@ export interface ReceiveAnswer {
   /** Answered from the dedup cache, without a claim statement (so without a webhook_delivery row). */
   cached?: boolean;
   /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
-  work?: { source: Source; eventId: string };
+  work?: { source: string; eventId: string };
 }
 
 export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
@@ -75,67 +85,125 @@ const reject = (status: number, error: string): ReceiveAnswer => ({ status, body
 export async function receiveWebhook(source: string, request: Request, deps: ReceiverDeps): Promise<ReceiveResult> {
   const { status, body, ...rest } = await receiveDelivery(
     source,
-    { headers: request.headers, readBody: (limit) => readBodyLimited(request, limit) },
+    {
+      headers: request.headers,
+      readBody: (limit) => readBodyLimited(request, limit),
+      remoteAddr: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim(),
+    },
     deps,
   );
   return { ...rest, response: Response.json(body, { status, headers: rest.headers }) };
 }
 
+const unavailable = (error: string, retryAfter: number): ReceiveAnswer => ({
+  status: 503,
+  body: { error },
+  headers: { "retry-after": String(retryAfter) },
+  outcome: "unavailable",
+});
+
 export async function receiveDelivery(
-  source: string,
+  slug: string,
   request: IncomingDelivery,
   deps: ReceiverDeps,
 ): Promise<ReceiveAnswer> {
   const { config } = deps;
-  if (!isSource(source)) return reject(404, `unknown source "${source}"`);
-  const provider = PROVIDERS[source];
-  const secrets = config.secrets[source];
-  if (secrets.length === 0) return reject(404, `source "${source}" is not configured`);
+  let found: ResolvedSource | undefined;
+  try {
+    found = await withinDeadline(
+      config.sources.find(slug),
+      config.claim.timeoutMs ?? 2000,
+      "the sources could not be read",
+    );
+  } catch (err) {
+    deps.log?.(`[webhooks] ${slug}: sources unavailable`, err);
+    return unavailable("sources unavailable, retry later", 1);
+  }
+  if (!found || found.state === "disabled") return reject(404, `no source "${slug}"`);
+  const source = found;
+  const provider = PROVIDERS[source.provider];
+  const refused = (reason: RefusalReason, answer: ReceiveAnswer, size?: number): ReceiveAnswer => {
+    deps.refusals?.record({
+      source: source.slug,
+      reason,
+      detail: String(answer.body.error ?? ""),
+      status: answer.status,
+      size,
+      remoteAddr: request.remoteAddr,
+      signatureHeader: signatureHeaderOf(provider, source.options, request.headers),
+    });
+    return answer;
+  };
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  const declaredSize = Number.isFinite(declared) ? declared : undefined;
+  // Paused: 503, so the provider keeps the delivery and retries it once the source is resumed.
+  if (source.state === "paused")
+    return refused("paused", unavailable(`source "${slug}" is paused, retry later`, 60), declaredSize);
+  const nowMs = deps.now ? deps.now() * 1000 : Date.now();
+  const secrets = activeSecrets(source, nowMs);
+  if (secrets.length === 0 && source.unsealError) {
+    deps.log?.(`[webhooks] ${slug}: ${source.unsealError}`);
+    return unavailable("this source's secrets cannot be read, retry later", 30);
+  }
 
   let rawBody: Buffer;
   try {
     rawBody = await request.readBody(config.maxBytes);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) return reject(413, `body exceeds ${config.maxBytes} bytes`);
+    if (err instanceof BodyTooLargeError)
+      return refused("too_large", reject(413, `body exceeds ${config.maxBytes} bytes`), declaredSize);
+    if (err instanceof BodyTimeoutError || err instanceof BodyAbortedError || err instanceof BodyBudgetError)
+      refused("bad_body", reject(err instanceof BodyBudgetError ? 503 : 400, err.message), declaredSize);
     throw err;
   }
 
   const replayHeader = request.headers.get("x-replay-token");
   let via: "provider" | "replay" = "provider";
   if (replayHeader !== null) {
-    const verdict = guardFor(config).check(source, replayHeader);
+    const verdict = guardFor(config).check(slug, replayHeader);
     if (!verdict.ok)
-      return {
-        ...reject(verdict.status, verdict.reason),
-        headers: verdict.retryAfterSeconds ? { "retry-after": String(verdict.retryAfterSeconds) } : undefined,
-      };
+      return refused(
+        "bad_signature",
+        {
+          ...reject(verdict.status, verdict.reason),
+          headers: verdict.retryAfterSeconds ? { "retry-after": String(verdict.retryAfterSeconds) } : undefined,
+        },
+        rawBody.length,
+      );
     via = "replay";
   } else {
-    const now = deps.now?.() ?? Math.floor(Date.now() / 1000);
-    const verdict = provider.verify({
-      rawBody,
-      headers: request.headers,
-      secrets,
-      toleranceSeconds: config.toleranceSeconds,
-      now,
-    });
-    if (!verdict.ok) return reject(401, verdict.reason);
+    const verdict =
+      secrets.length === 0
+        ? ({ ok: false, reason: "no secret of this source is active (all expired)", refusal: "bad_signature" } as const)
+        : provider.verify({
+            rawBody,
+            headers: request.headers,
+            secrets,
+            toleranceSeconds: source.toleranceSeconds ?? config.toleranceSeconds,
+            now: Math.floor(nowMs / 1000),
+            options: source.options,
+          });
+    if (!verdict.ok) return refused(verdict.refusal, reject(401, verdict.reason), rawBody.length);
   }
 
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
   } catch {
-    return reject(400, "body is not valid UTF-8");
+    return refused("not_json", reject(400, "body is not valid UTF-8"), rawBody.length);
   }
   // Before the parse: PostgreSQL's jsonb parser has a stack limit (54001), and so does any reader after it.
   if (jsonDepthExceeds(text, config.maxDepth))
-    return reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`);
+    return refused(
+      "not_json",
+      reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`),
+      rawBody.length,
+    );
   let payload: unknown;
   try {
     payload = JSON.parse(text);
   } catch {
-    return reject(400, "body is not valid JSON");
+    return refused("not_json", reject(400, "body is not valid JSON"), rawBody.length);
   }
 
   const handshake = provider.handshake?.(payload);
@@ -149,14 +217,15 @@ export async function receiveDelivery(
     via,
     claimMode: config.claimMode,
   });
-  if (!described.ok) return reject(400, described.reason);
+  if (!described.ok) return refused("no_identity", reject(400, described.reason), rawBody.length);
   const { eventId } = described.claim;
-  if (via === "replay" && deps.confirmReplay) {
+  // The provider's API (its key is the deploy's) answers for the source its variable declared.
+  if (via === "replay" && deps.confirmReplay && source.origin.kind === "env") {
     let confirmed;
     try {
-      confirmed = await deps.confirmReplay(source, eventId);
+      confirmed = await deps.confirmReplay(source.provider, eventId);
     } catch (err) {
-      deps.log?.(`[webhooks] ${source}: could not confirm replayed ${eventId} with the provider`, err);
+      deps.log?.(`[webhooks] ${slug}: could not confirm replayed ${eventId} with the provider`, err);
       return {
         status: 503,
         body: { error: "could not confirm the replayed event with the provider, retry later" },
@@ -181,24 +250,24 @@ export async function receiveDelivery(
   }
   // Shadow mode must reach the ledger: a duplicate there may be processed again.
   const dedup = config.claimMode === "enforce" ? deps.dedup : undefined;
-  if (dedup && (await dedup.seen(source, eventId)))
+  if (dedup && (await dedup.seen(slug, eventId)))
     return { status: 200, body: { received: true, duplicate: true }, outcome: "duplicate", cached: true };
 
   try {
     // Opening the database (first use: connect and migrate) is bounded like the claim itself.
     const db = await withinDeadline(deps.getDb(), config.claim.timeoutMs ?? 2000, "the database was not ready");
     const { claimed, reprocessed } = await claimBatched(db, described.claim, config.claim);
-    dedup?.mark(source, eventId); // only now: the claim (or the row it found) is committed
+    dedup?.mark(slug, eventId); // only now: the claim (or the row it found) is committed
     return {
       status: 200,
       body: { received: true, duplicate: !claimed },
       outcome: claimed ? "claimed" : "duplicate",
-      work: claimed || reprocessed ? { source, eventId } : undefined,
+      work: claimed || reprocessed ? { source: slug, eventId } : undefined,
     };
   } catch (err) {
     if (err instanceof ValidationError || isDataError(err))
       return reject(400, `payload cannot be stored: ${describeError(err)}`);
-    deps.log?.(`[webhooks] ${source}: ledger unavailable`, err);
+    deps.log?.(`[webhooks] ${slug}: ledger unavailable`, err);
     const retryAfter = err instanceof UnavailableError ? err.retryAfterSeconds : 1;
     return {
       status: 503,

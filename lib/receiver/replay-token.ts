@@ -1,8 +1,7 @@
-import type { Source } from "@/lib/providers/types";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 
 /** Replay tokens by source; "*" holds REPLAY_TOKEN, which every source accepts. */
-export type ReplayTokens = Partial<Record<Source | "*", readonly string[]>>;
+export type ReplayTokens = Readonly<Record<string, readonly string[]>>;
 
 export type ReplayVerdict = { ok: true } | { ok: false; status: 401 | 429; reason: string; retryAfterSeconds?: number };
 
@@ -21,7 +20,7 @@ export class ReplayTokenGuard {
     private readonly opts: { maxFailures?: number; windowMs?: number; now?: () => number } = {},
   ) {}
 
-  check(source: Source, header: string): ReplayVerdict {
+  check(source: string, header: string): ReplayVerdict {
     const allowed = [...(this.tokens[source] ?? []), ...(this.tokens["*"] ?? [])];
     if (allowed.length === 0)
       return {

@@ -1,10 +1,10 @@
-import type { Source } from "@/lib/providers/types";
+import type { ProviderKind } from "@/lib/providers/types";
 import { getJson, ReplayHttpError, type HttpOptions } from "./http";
 import type { ReplayApiConfig } from "./types";
 
 /** The provider's own copy of an event, or that it has none; undefined when the source cannot be asked. */
 export type Confirmation = { found: true; payload: unknown; rawBody: string } | { found: false };
-export type ConfirmReplay = (source: Source, eventId: string) => Promise<Confirmation | undefined>;
+export type ConfirmReplay = (source: ProviderKind, eventId: string) => Promise<Confirmation | undefined>;
 
 /**
  * A replay token lets its holder post an event without a signature; where the provider can be asked for

@@ -67,7 +67,8 @@ async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts):
         continue;
       }
       const d = describeDelivery({
-        source: run.source,
+        // A run replays the source its provider's API key belongs to: the one named after the kind.
+        source: { slug: run.source, provider: run.source },
         payload: event.payload,
         rawBody: event.rawBody,
         headers: new Headers({ ...event.headers, "x-ledger-replay-run": String(run.id) }),

@@ -111,3 +111,21 @@ export function shopifyOrder(input: ShopifyOrderInput = {}) {
     },
   };
 }
+
+/**
+ * The exact text of an `orders/create` test notification ("Send test notification" in the admin), trimmed:
+ * its ids have 18 digits, beyond 2^53, so only the text holds them exactly (JSON.parse turns
+ * 820982911946154508 into 820982911946154500). Kept as text, never built from numbers.
+ */
+export const SHOPIFY_TEST_ORDER_TEXT = `{"id":820982911946154508,"admin_graphql_api_id":"gid://shopify/Order/820982911946154508",\
+"app_id":null,"browser_ip":null,"buyer_accepts_marketing":true,"cancel_reason":"customer","cancelled_at":"2021-12-31T19:00:00-05:00",\
+"confirmation_number":null,"confirmed":false,"contact_email":"jon@example.com","created_at":"2021-12-31T19:00:00-05:00",\
+"currency":"USD","email":"jon@example.com","financial_status":"voided","fulfillment_status":"pending","name":"#9999",\
+"order_number":1234,"test":true,"total_price":"403.00","updated_at":"2021-12-31T19:00:00-05:00",\
+"customer":{"id":115310627314723954,"email":"john@example.com","created_at":null,"updated_at":null,"first_name":"John",\
+"last_name":"Smith","state":"disabled","verified_email":true,"currency":"USD",\
+"admin_graphql_api_id":"gid://shopify/Customer/115310627314723954","default_address":{"id":715243470612851245,\
+"customer_id":115310627314723954,"city":"Ottawa","country_code":"CA","default":true}},\
+"line_items":[{"id":866550311766439020,"admin_graphql_api_id":"gid://shopify/LineItem/866550311766439020",\
+"name":"Aviator sunglasses","price":"89.99","product_id":788032119674292922,"quantity":1,"sku":"SKU2006-001",\
+"title":"Aviator sunglasses","variant_id":null,"vendor":null}]}`;

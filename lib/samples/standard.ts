@@ -41,3 +41,17 @@ export function standardEvent(input: StandardEventInput = {}) {
     },
   };
 }
+
+/**
+ * The body the standardwebhooks libraries sign in their own tests: no type, no timestamp, no data (the
+ * spec only recommends them). Its id is the webhook-id header.
+ */
+export const STANDARD_LIBRARY_TEST_BODY = `{"test": 2432232314}`;
+
+/** A sender that names the type under `event` (configure `typePath: "event"`) and sends no timestamp. */
+export function standardEventTypedUnderEvent(input: { event?: string; id?: string } = {}) {
+  return {
+    event: input.event ?? "invoice.paid",
+    data: { id: input.id ?? "inv_8Jd2Kq0Lm4", amount_paid: 2900, currency: "usd", customer_id: "cust_7Hq2Lm9XkA3pZt" },
+  };
+}

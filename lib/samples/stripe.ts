@@ -201,3 +201,48 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
     type: "invoice.paid",
   };
 }
+
+export interface StripeThinEventInput {
+  eventId?: string;
+  type?: string;
+  /** ISO 8601 with milliseconds, e.g. "2024-09-26T17:46:22.134Z": the entity version. */
+  created?: string;
+  relatedObject?: { id: string; type: string; url: string } | null;
+  context?: string | null;
+}
+
+/**
+ * A thin event as an event destination with the thin payload style delivers it (stripe-node's
+ * V2.Core.EventNotification, docs "Types of events"): a reference to the object, no snapshot. `data` and
+ * `changes` are fetched attributes, absent from the delivery.
+ */
+export function stripeThinEvent(input: StripeThinEventInput = {}) {
+  const meter = "mtr_test_61RCjiqdTDC91zgip41IqPCzPnxqqSVc";
+  return {
+    id: input.eventId ?? "evt_test_65RCjj4EqW1sabcjs2Z16RCMoNQdSQkOWvfL6L5uU2K40u",
+    object: "v2.core.event",
+    type: input.type ?? "v1.billing.meter.error_report_triggered",
+    livemode: false,
+    created: input.created ?? "2024-09-26T17:46:22.134Z",
+    context: input.context === undefined ? null : input.context,
+    reason: null,
+    related_object:
+      input.relatedObject === undefined
+        ? { id: meter, type: "billing.meter", url: `/v1/billing/meters/${meter}` }
+        : input.relatedObject,
+  };
+}
+
+/** A v2 account thin event with a bracketed type, e.g. v2.core.account[requirements].updated. */
+export function stripeThinAccountEvent(
+  input: Omit<StripeThinEventInput, "relatedObject"> & { accountId?: string } = {},
+) {
+  const account = input.accountId ?? "acct_1QjvSdQ9RKHgCVdK";
+  return stripeThinEvent({
+    eventId: "evt_test_65RGh2aXeZwN5SxmJ7p16RCMoNQdSQkOWvfL6L5uU2K40u",
+    type: "v2.core.account[requirements].updated",
+    created: "2025-02-11T09:30:12.456Z",
+    ...input,
+    relatedObject: { id: account, type: "v2.core.account", url: `/v2/core/accounts/${account}` },
+  });
+}

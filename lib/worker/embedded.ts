@@ -1,3 +1,4 @@
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { getDbHandle } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
@@ -17,7 +18,7 @@ export function startEmbeddedWorker(): Worker | undefined {
     const handle = getDbHandle();
     const worker = createWorker({
       getDb: async () => (await handle).db,
-      settings: workerSettingsFromEnv(getEnv(), "embedded"),
+      settings: workerSettingsFromEnv(getEnv(), "embedded", (slug) => sourcesFromEnv().kindOf(slug)),
       log,
       listen: async (onWake) => {
         const h = await handle;

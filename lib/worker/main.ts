@@ -1,3 +1,4 @@
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { connectPostgres } from "@/db/client";
 import { migratePostgresUrl } from "@/db/migrate";
 import { getEnv } from "@/lib/env";
@@ -24,7 +25,7 @@ async function main() {
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     applicationName: "webhook-ledger worker",
   });
-  const settings = workerSettingsFromEnv(env, "worker");
+  const settings = workerSettingsFromEnv(env, "worker", (slug) => sourcesFromEnv().kindOf(slug));
   const worker = createWorker({
     getDb: () => Promise.resolve(handle.db),
     settings,

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Env } from "@/lib/env";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
 import type { RetryPolicy } from "@/lib/ledger/types";
+import type { ProviderKind } from "@/lib/providers/types";
 
 export interface WorkerSettings {
   workerId: string;
@@ -17,7 +18,12 @@ export interface WorkerSettings {
   handlers: HandlerLookup;
 }
 
-export function workerSettingsFromEnv(env: Env, role: string): WorkerSettings {
+/** `kindOf`: a source's provider kind by slug (lib/sources); without it, only kind-named slugs are known. */
+export function workerSettingsFromEnv(
+  env: Env,
+  role: string,
+  kindOf?: (slug: string) => ProviderKind | undefined,
+): WorkerSettings {
   return {
     workerId: `${role}@${hostname()}:${process.pid}`,
     concurrency: env.WORKER_CONCURRENCY,
@@ -31,6 +37,6 @@ export function workerSettingsFromEnv(env: Env, role: string): WorkerSettings {
       backoffBaseMs: env.WORKER_BACKOFF_BASE_MS,
       backoffMaxMs: env.WORKER_BACKOFF_MAX_MS,
     },
-    handlers: handlerLookup(),
+    handlers: handlerLookup(undefined, kindOf),
   };
 }

@@ -4,23 +4,20 @@ import { ForbiddenError, type Actor } from "@/lib/auth/roles";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
 import { exportEvent, getEventDetail } from "@/lib/ledger/event-detail";
 import { NotFoundError } from "@/lib/errors";
-import type { SecretsBySource } from "@/lib/providers";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
 import { setupTestDb } from "../db";
 import { signStripe, TEST_SECRETS } from "../sign";
+import { testSources } from "../sources";
 import { drain, query, testSettings } from "../worker/helpers";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
-const secrets = (stripe: string[]): SecretsBySource => ({
-  stripe,
-  github: [],
-  shopify: [],
-  paddle: [],
-  slack: [],
-  standard: [],
-});
+/** The sources as configured now: only Stripe, with these secrets. */
+const secrets = (stripe: string[]) => {
+  const dir = testSources({ stripe, github: [], shopify: [], paddle: [], slack: [], standard: [] });
+  return (slug: string) => dir.find(slug);
+};
 const current = secrets([TEST_SECRETS.stripe]);
 
 async function deliver(event: object, times = 1) {

@@ -23,6 +23,8 @@ const EXCEPTIONS: Record<string, string> = {
     "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
   "lib/worker/settings.ts#workerSettingsFromEnv":
     "pure: builds the worker's lease length, retry policy and handlers from the Env for process-now",
+  "lib/sources/from-env.ts#sourcesFromEnv":
+    "a getter: this process's directory of sources (declared ones from the Env, the console's read from the table), changing nothing",
   "lib/replay/runs.ts#replayInputFromPreview":
     "pure: the real run's input read off a finished preview row the action already fetched",
 };

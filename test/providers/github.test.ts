@@ -46,7 +46,11 @@ describe("github verify", () => {
     const d = await signGithub(body, SECRET);
     const tampered = tamperOneByte(d.body);
     expect(await octokitVerify(SECRET, tampered, d.headers["x-hub-signature-256"] ?? "")).toBe(false);
-    expect(verify({ ...d, body: tampered })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tampered })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[github] a signature made by octokit's signer is byte-for-byte the header we accept", async () => {
@@ -66,22 +70,35 @@ describe("github verify", () => {
   });
 
   it("[github] during rotation a delivery signed with a third secret is refused as a signature mismatch", async () => {
-    expect(verify(await signGithub(body, STRANGER), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(await signGithub(body, STRANGER), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[github] a body with one byte changed is refused", async () => {
     const d = await signGithub(body, SECRET);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[github] a delivery signed with the wrong secret is refused", async () => {
-    expect(verify(await signGithub(body, STRANGER))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(await signGithub(body, STRANGER))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[github] a delivery without X-Hub-Signature-256 is refused naming the header", () => {
     expect(verify({ body, headers: { "content-type": "application/json" } })).toEqual({
       ok: false,
       reason: "missing X-Hub-Signature-256 header",
+      refusal: "bad_signature",
     });
   });
 
@@ -96,11 +113,16 @@ describe("github verify", () => {
     expect(verify(withSignature(header))).toEqual({
       ok: false,
       reason: "malformed X-Hub-Signature-256 header (want sha256=<hex>)",
+      refusal: "bad_signature",
     });
   });
 
   it("[github] a well-formed signature of the wrong length is a mismatch, not a crash", () => {
-    expect(verify(withSignature("sha256=abcd"))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature("sha256=abcd"))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 });
 

@@ -54,14 +54,18 @@ describe("paddle verify", () => {
     const d = signPaddle(body, SECRET, now);
     const tampered = tamperOneByte(d.body);
     expect(await new Webhooks().isSignatureValid(tampered, SECRET, d.headers["paddle-signature"] ?? "")).toBe(false);
-    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] a delivery signed with another secret is refused by the SDK and by our verifier alike", async () => {
     const now = nowSeconds();
     const d = signPaddle(body, STRANGER, now);
     expect(await new Webhooks().isSignatureValid(d.body, SECRET, d.headers["paddle-signature"] ?? "")).toBe(false);
-    expect(verify(d, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(d, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[paddle] during rotation a delivery signed with the old or the new secret verifies", () => {
@@ -70,7 +74,11 @@ describe("paddle verify", () => {
   });
 
   it("[paddle] during rotation a delivery signed with a third secret is refused as a signature mismatch", () => {
-    expect(verify(signPaddle(body, STRANGER, NOW), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signPaddle(body, STRANGER, NOW), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] a header with two h1 signatures verifies when only the second matches", () => {
@@ -80,18 +88,27 @@ describe("paddle verify", () => {
 
   it("[paddle] a header with two h1 signatures is refused when neither matches", () => {
     const header = `ts=${NOW};h1=${h1Of(STRANGER, NOW)};h1=${h1Of(OLD, NOW)}`;
-    expect(verify(withSignature(header), [NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(header), [NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] the timestamp is signed: moving ts by one second breaks the signature", () => {
     const header = `ts=${NOW + 1};h1=${h1Of(SECRET, NOW)}`;
-    expect(verify(withSignature(header))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(header))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] a signature 301 s old is refused as outside the tolerance", () => {
     expect(verify(signPaddle(body, SECRET, NOW - 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -99,6 +116,7 @@ describe("paddle verify", () => {
     expect(verify(signPaddle(body, SECRET, NOW + 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -109,17 +127,26 @@ describe("paddle verify", () => {
 
   it("[paddle] a body with one byte changed is refused", () => {
     const d = signPaddle(body, SECRET, NOW);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] a delivery signed with the wrong secret is refused", () => {
-    expect(verify(signPaddle(body, STRANGER, NOW))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signPaddle(body, STRANGER, NOW))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[paddle] a delivery without Paddle-Signature is refused naming the header", () => {
     expect(verify({ body, headers: { "content-type": "application/json" } })).toEqual({
       ok: false,
       reason: "missing Paddle-Signature header",
+      refusal: "bad_signature",
     });
   });
 
@@ -136,6 +163,7 @@ describe("paddle verify", () => {
     expect(verify(withSignature(header))).toEqual({
       ok: false,
       reason: "malformed Paddle-Signature header (want ts=…;h1=…)",
+      refusal: "bad_signature",
     });
   });
 });

@@ -1,6 +1,7 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { shopify } from "@/lib/providers/shopify";
-import { shopifyOrder } from "@/test/fixtures/shopify";
+import { SHOPIFY_TEST_ORDER_TEXT, shopifyOrder } from "@/test/fixtures/shopify";
 import { signShopify, TEST_SECRETS, type Delivery } from "@/test/sign";
 
 const NOW = 1_712_917_200;
@@ -46,27 +47,40 @@ describe("shopify verify", () => {
   });
 
   it("[shopify] during rotation a delivery signed with a third secret is refused as a signature mismatch", () => {
-    expect(verify(signShopify(body, STRANGER), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signShopify(body, STRANGER), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[shopify] a body with one byte changed is refused", () => {
     const d = signShopify(body, SECRET);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[shopify] a delivery signed with the wrong secret is refused", () => {
-    expect(verify(signShopify(body, STRANGER))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signShopify(body, STRANGER))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[shopify] a hex digest where base64 is expected is refused", () => {
     const hex = Buffer.from(signShopify(body, SECRET).headers["x-shopify-hmac-sha256"] ?? "", "base64").toString("hex");
-    expect(verify(withSignature(hex))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(hex))).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[shopify] a delivery without X-Shopify-Hmac-Sha256 is refused naming the header", () => {
     expect(verify({ body, headers: { "content-type": "application/json" } })).toEqual({
       ok: false,
-      reason: "missing X-Shopify-Hmac-Sha256 header",
+      reason: "missing X-Shopify-Hmac-Sha256 (or Shopify-Hmac-Sha256) header",
+      refusal: "bad_signature",
     });
   });
 
@@ -76,6 +90,7 @@ describe("shopify verify", () => {
       expect(verify(withSignature(header))).toEqual({
         ok: false,
         reason: "malformed X-Shopify-Hmac-Sha256 header (want base64)",
+        refusal: "bad_signature",
       });
     },
   );
@@ -95,22 +110,40 @@ describe("shopify describe", () => {
     return h;
   };
 
-  it("[shopify] orders/updated is keyed by X-Shopify-Webhook-Id and names the order, versioned by updated_at in microseconds", () => {
+  it("[shopify] orders/updated is keyed by X-Shopify-Event-Id and names the order, versioned by updated_at in microseconds", () => {
     const payload = shopifyOrder({ id: 5745183776802, updatedAt: "2024-04-12T06:18:49-04:00" });
     expect(shopify.describe(payload, headersFor())).toStrictEqual({
       ok: true,
       event: {
-        eventId: WEBHOOK_ID,
+        eventId: `${EVENT_ID}:orders/updated`,
         eventType: "orders/updated",
         entity: { type: "order", id: "5745183776802", version: 1_712_917_129_000_000 },
       },
     });
   });
 
-  it("[shopify] the event id is X-Shopify-Webhook-Id, never X-Shopify-Event-Id", () => {
-    const described = shopify.describe(shopifyOrder(), headersFor());
+  it("[shopify] two deliveries of one event (two webhook ids, one event id) get one event id", () => {
+    const a = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-webhook-id": "w-first-subscription" }));
+    const b = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-webhook-id": "w-second-subscription" }));
+    expect(a.ok && a.event.eventId).toBe(`${EVENT_ID}:orders/updated`);
+    expect(b.ok && b.event.eventId).toBe(`${EVENT_ID}:orders/updated`);
+  });
+
+  it("[shopify] one merchant action's event id on two topics is two events: no topic is dropped as a duplicate", () => {
+    const created = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-topic": "orders/create" }));
+    const paid = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-topic": "orders/paid" }));
+    expect(created.ok && created.event.eventId).toBe(`${EVENT_ID}:orders/create`);
+    expect(paid.ok && paid.event.eventId).toBe(`${EVENT_ID}:orders/paid`);
+  });
+
+  it("[shopify] a delivery with only X-Shopify-Webhook-Id is keyed by the webhook id", () => {
+    const described = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-event-id": null }));
     expect(described.ok && described.event.eventId).toBe(WEBHOOK_ID);
-    expect(described.ok && described.event.eventId).not.toBe(EVENT_ID);
+  });
+
+  it("[shopify] a blank X-Shopify-Event-Id counts as absent: the webhook id keys the event", () => {
+    const described = shopify.describe(shopifyOrder(), headersFor({ "x-shopify-event-id": "  " }));
+    expect(described.ok && described.event.eventId).toBe(WEBHOOK_ID);
   });
 
   it("[shopify] the same instant written in two offsets gives the same version", () => {
@@ -132,17 +165,18 @@ describe("shopify describe", () => {
     expect(shopify.describe(payload, headersFor({ "x-shopify-topic": "customers/update" }))).toStrictEqual({
       ok: true,
       event: {
-        eventId: WEBHOOK_ID,
+        eventId: `${EVENT_ID}:customers/update`,
         eventType: "customers/update",
         entity: { type: "customer", id: "7013312364735", version: 1_712_916_132_000_000 },
       },
     });
   });
 
-  it("[shopify] a delivery without X-Shopify-Webhook-Id cannot be described and says which header is missing", () => {
-    expect(shopify.describe(shopifyOrder(), headersFor({ "x-shopify-webhook-id": null }))).toEqual({
+  it("[shopify] a delivery with neither id header cannot be described and names both headers", () => {
+    const headers = headersFor({ "x-shopify-webhook-id": null, "x-shopify-event-id": null });
+    expect(shopify.describe(shopifyOrder(), headers)).toEqual({
       ok: false,
-      reason: "missing event id (X-Shopify-Webhook-Id header)",
+      reason: "missing event id (X-Shopify-Event-Id or X-Shopify-Webhook-Id header)",
     });
   });
 
@@ -153,11 +187,97 @@ describe("shopify describe", () => {
     });
   });
 
-  it("[shopify] signShopify sends the webhook id and topic that describe reads", () => {
+  it("[shopify] signShopify sends the event id and topic that describe reads", () => {
     const d = signShopify(body, SECRET, { webhookId: WEBHOOK_ID, eventId: EVENT_ID, topic: "orders/updated" });
     const described = shopify.describe(JSON.parse(d.body), new Headers(d.headers));
-    expect(described.ok && described.event.eventId).toBe(WEBHOOK_ID);
+    expect(described.ok && described.event.eventId).toBe(`${EVENT_ID}:orders/updated`);
     expect(described.ok && described.event.entity?.id).toBe("5745183776802");
+  });
+});
+
+// Shopify's newer deliveries (Events, and webhooks moving to them) drop the X- prefix: Shopify-Hmac-Sha256,
+// Shopify-Topic, Shopify-Webhook-Id, Shopify-Event-Id, Shopify-Triggered-At (shopify-api's header names).
+describe("shopify header names without X-", () => {
+  const unprefixed = (over: Record<string, string> = {}) => ({
+    "content-type": "application/json",
+    "shopify-hmac-sha256": createHmac("sha256", SECRET).update(body).digest("base64"),
+    "shopify-topic": "orders/updated",
+    "shopify-webhook-id": WEBHOOK_ID,
+    "shopify-event-id": EVENT_ID,
+    "shopify-triggered-at": "2024-04-12T10:18:50.123456Z",
+    "shopify-shop-domain": "ledger-test.myshopify.com",
+    "shopify-api-version": "2026-04",
+    ...over,
+  });
+
+  it("[shopify] a delivery signed in Shopify-Hmac-Sha256 alone verifies", () => {
+    expect(verify({ body, headers: unprefixed() })).toEqual({ ok: true });
+  });
+
+  it("[shopify] a wrong Shopify-Hmac-Sha256 is a signature mismatch, not a missing header", () => {
+    const d = {
+      body,
+      headers: unprefixed({
+        "shopify-hmac-sha256": signShopify(body, STRANGER).headers["x-shopify-hmac-sha256"] ?? "",
+      }),
+    };
+    expect(verify(d)).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
+  });
+
+  it("[shopify] a delivery with both spellings verifies when either signature matches", () => {
+    const good = createHmac("sha256", SECRET).update(body).digest("base64");
+    const bad = createHmac("sha256", STRANGER).update(body).digest("base64");
+    expect(
+      verify({ body, headers: unprefixed({ "x-shopify-hmac-sha256": bad, "shopify-hmac-sha256": good }) }),
+    ).toEqual({
+      ok: true,
+    });
+  });
+
+  it("[shopify] a malformed Shopify-Hmac-Sha256 is refused as malformed", () => {
+    expect(verify({ body, headers: unprefixed({ "shopify-hmac-sha256": "%%%" }) })).toEqual({
+      ok: false,
+      reason: "malformed X-Shopify-Hmac-Sha256 header (want base64)",
+      refusal: "bad_signature",
+    });
+  });
+
+  it("[shopify] a delivery with only the unprefixed headers is keyed by Shopify-Event-Id and typed by Shopify-Topic", () => {
+    const described = shopify.describe(JSON.parse(body), new Headers(unprefixed()));
+    expect(described).toStrictEqual({
+      ok: true,
+      event: {
+        eventId: `${EVENT_ID}:orders/updated`,
+        eventType: "orders/updated",
+        entity: { type: "order", id: "5745183776802", version: 1_712_917_129_000_000 },
+      },
+    });
+  });
+
+  it("[shopify] with only Shopify-Webhook-Id (no event id), the webhook id keys the event", () => {
+    const headers = new Headers(unprefixed());
+    headers.delete("shopify-event-id");
+    const described = shopify.describe(JSON.parse(body), headers);
+    expect(described.ok && described.event.eventId).toBe(WEBHOOK_ID);
+  });
+
+  it("[shopify] an Events delivery (topic Product, action update) names the product from Shopify-Resource-Id", () => {
+    const payload = { topic: "Product", action: "update", handle: "product-sync", fields_changed: ["title"] };
+    const headers = new Headers(
+      unprefixed({
+        "shopify-topic": "Product",
+        "shopify-action": "update",
+        "shopify-resource-id": "gid://shopify/Product/9554194432293",
+      }),
+    );
+    expect(shopify.describe(payload, headers)).toStrictEqual({
+      ok: true,
+      event: {
+        eventId: `${EVENT_ID}:Product/update`,
+        eventType: "Product/update",
+        entity: { type: "product", id: "9554194432293" },
+      },
+    });
   });
 });
 
@@ -170,5 +290,15 @@ describe("shopify ids beyond 2^53", () => {
       new Headers({ "x-shopify-webhook-id": "w1", "x-shopify-topic": "orders/updated" }),
     );
     expect(described.ok && described.event.entity?.id).toBe("820982911946154508");
+  });
+
+  it("[shopify] the admin's test notification is keyed and named exactly from its text", () => {
+    const headers = new Headers({ "shopify-event-id": EVENT_ID, "shopify-topic": "orders/create" });
+    const described = shopify.describe(JSON.parse(SHOPIFY_TEST_ORDER_TEXT), headers);
+    expect(described.ok && described.event.entity).toStrictEqual({
+      type: "order",
+      id: "820982911946154508",
+      version: 1_640_995_200_000_000,
+    });
   });
 });

@@ -63,14 +63,22 @@ describe("slack verify", () => {
     const tampered = { ...d, body: tamperOneByte(d.body) };
     expect(() => verifySlackRequest(boltOptions(tampered))).toThrow(/signature mismatch/);
     expect(isValidSlackRequest(boltOptions(tampered))).toBe(false);
-    expect(verify(tampered, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(tampered, [SECRET], now)).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[slack] a stale delivery is refused by Bolt and by our verifier alike", () => {
     const now = nowSeconds();
     const d = signSlack(body, SECRET, now - 301);
     expect(() => verifySlackRequest(boltOptions(d))).toThrow(/stale/);
-    expect(verify(d, [SECRET], now)).toEqual({ ok: false, reason: "timestamp outside the 300 s tolerance" });
+    expect(verify(d, [SECRET], now)).toEqual({
+      ok: false,
+      reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
+    });
   });
 
   it("[slack] during rotation a delivery signed with the old or the new secret verifies", () => {
@@ -79,19 +87,24 @@ describe("slack verify", () => {
   });
 
   it("[slack] during rotation a delivery signed with a third secret is refused as a signature mismatch", () => {
-    expect(verify(signSlack(body, STRANGER, NOW), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signSlack(body, STRANGER, NOW), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[slack] the timestamp is signed: moving X-Slack-Request-Timestamp by one second breaks the signature", () => {
     const d = signSlack(body, SECRET, NOW);
     const moved = { ...d, headers: { ...d.headers, "x-slack-request-timestamp": String(NOW + 1) } };
-    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[slack] a signature 301 s old is refused as outside the tolerance", () => {
     expect(verify(signSlack(body, SECRET, NOW - 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -99,6 +112,7 @@ describe("slack verify", () => {
     expect(verify(signSlack(body, SECRET, NOW + 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -109,15 +123,27 @@ describe("slack verify", () => {
 
   it("[slack] a body with one byte changed is refused", () => {
     const d = signSlack(body, SECRET, NOW);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[slack] a delivery signed with the wrong secret is refused", () => {
-    expect(verify(signSlack(body, STRANGER, NOW))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signSlack(body, STRANGER, NOW))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[slack] a delivery without X-Slack-Signature is refused naming the header", () => {
-    expect(verify(withHeaders(null))).toEqual({ ok: false, reason: "missing X-Slack-Signature header" });
+    expect(verify(withHeaders(null))).toEqual({
+      ok: false,
+      reason: "missing X-Slack-Signature header",
+      refusal: "bad_signature",
+    });
   });
 
   it("[slack] a delivery without X-Slack-Request-Timestamp is refused naming the header", () => {
@@ -125,6 +151,7 @@ describe("slack verify", () => {
     expect(verify(withHeaders(signature, null))).toEqual({
       ok: false,
       reason: "missing or malformed X-Slack-Request-Timestamp header",
+      refusal: "bad_signature",
     });
   });
 
@@ -135,6 +162,7 @@ describe("slack verify", () => {
       expect(verify(withHeaders(signature, timestamp))).toEqual({
         ok: false,
         reason: "missing or malformed X-Slack-Request-Timestamp header",
+        refusal: "bad_signature",
       });
     },
   );
@@ -145,6 +173,7 @@ describe("slack verify", () => {
       expect(verify(withHeaders(signature))).toEqual({
         ok: false,
         reason: "malformed X-Slack-Signature header (want v0=<hex>)",
+        refusal: "bad_signature",
       });
     },
   );

@@ -67,19 +67,23 @@ describe("standard verify", () => {
     const d = signStandard(body, SECRET, { id: MSG_ID, timestamp: now });
     const tampered = tamperOneByte(d.body);
     expect(() => new Webhook(SECRET).verify(tampered, d.headers)).toThrow(/No matching signature found/);
-    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[standard] the message id is signed: changing webhook-id breaks the signature", () => {
     const d = sign(SECRET);
     const moved = { ...d, headers: { ...d.headers, "webhook-id": "msg_someone_else" } };
-    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[standard] the timestamp is signed: moving webhook-timestamp by one second breaks the signature", () => {
     const d = sign(SECRET);
     const moved = { ...d, headers: { ...d.headers, "webhook-timestamp": String(NOW + 1) } };
-    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(moved)).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[standard] the key is the base64 after whsec_: a signature keyed on the literal string is refused", () => {
@@ -87,6 +91,7 @@ describe("standard verify", () => {
     expect(verify(signStandard(body, literal, { id: MSG_ID, timestamp: NOW }))).toEqual({
       ok: false,
       reason: "signature mismatch",
+      refusal: "bad_signature",
     });
   });
 
@@ -96,7 +101,11 @@ describe("standard verify", () => {
   });
 
   it("[standard] during rotation a delivery signed with a third secret is refused as a signature mismatch", () => {
-    expect(verify(sign(STRANGER), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(sign(STRANGER), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[standard] a webhook-signature with two v1 entries verifies when only the second matches", () => {
@@ -106,7 +115,11 @@ describe("standard verify", () => {
 
   it("[standard] a webhook-signature with two v1 entries is refused when neither matches", () => {
     const header = `${sign(STRANGER).headers["webhook-signature"]} ${sign(OLD).headers["webhook-signature"]}`;
-    expect(verify(withSignature(header), [NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(header), [NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[standard] a v1a (asymmetric) entry is skipped and the v1 entry after it is checked", () => {
@@ -115,11 +128,19 @@ describe("standard verify", () => {
   });
 
   it("[standard] a signature 301 s old is refused as outside the tolerance", () => {
-    expect(verify(sign(SECRET, NOW - 301))).toEqual({ ok: false, reason: "timestamp outside the 300 s tolerance" });
+    expect(verify(sign(SECRET, NOW - 301))).toEqual({
+      ok: false,
+      reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
+    });
   });
 
   it("[standard] a signature 301 s in the future is refused as outside the tolerance", () => {
-    expect(verify(sign(SECRET, NOW + 301))).toEqual({ ok: false, reason: "timestamp outside the 300 s tolerance" });
+    expect(verify(sign(SECRET, NOW + 301))).toEqual({
+      ok: false,
+      reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
+    });
   });
 
   it("[standard] a signature 299 s old or 299 s ahead is inside the tolerance", () => {
@@ -129,37 +150,48 @@ describe("standard verify", () => {
 
   it("[standard] a body with one byte changed is refused", () => {
     const d = sign(SECRET);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[standard] a delivery signed with the wrong secret is refused", () => {
-    expect(verify(sign(STRANGER))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(sign(STRANGER))).toEqual({ ok: false, reason: "signature mismatch", refusal: "bad_signature" });
   });
 
   it("[standard] a delivery without webhook-signature is refused naming the header", () => {
     expect(verify(without(sign(SECRET), "webhook-signature"))).toEqual({
       ok: false,
       reason: "missing webhook-signature header",
+      refusal: "bad_signature",
     });
   });
 
   it("[standard] a delivery without webhook-id is refused naming the header", () => {
-    expect(verify(without(sign(SECRET), "webhook-id"))).toEqual({ ok: false, reason: "missing webhook-id header" });
+    expect(verify(without(sign(SECRET), "webhook-id"))).toEqual({
+      ok: false,
+      reason: "missing webhook-id header",
+      refusal: "bad_signature",
+    });
   });
 
   it("[standard] a delivery without webhook-timestamp is refused naming the header", () => {
     expect(verify(without(sign(SECRET), "webhook-timestamp"))).toEqual({
       ok: false,
       reason: "missing or malformed webhook-timestamp header",
+      refusal: "bad_signature",
     });
   });
 
-  it.each(["garbage", "v1,", "v1,!!!", "v2,c2lnbmF0dXJl", "v1=c2lnbmF0dXJl", ",,, ,"])(
+  it.each(["garbage", "v1,", "v1,!!!", "v2,c2lnbmF0dXJl", "v1=c2lnbmF0dXJl", ",,, ,", "v1a,c2lnbmF0dXJl", "v1a,"])(
     "[standard] a malformed webhook-signature %j is refused without throwing",
     (header) => {
       expect(verify(withSignature(header))).toEqual({
         ok: false,
-        reason: "malformed webhook-signature header (want v1,<base64>)",
+        reason: "malformed webhook-signature header (want v1,<base64> or v1a,<base64>)",
+        refusal: "bad_signature",
       });
     },
   );
@@ -197,9 +229,12 @@ describe("standard describe", () => {
     });
   });
 
-  it("[standard] a payload without type is refused naming payload.type", () => {
+  it("[standard] a payload without type is accepted as type unknown, with no entity", () => {
     const payload: Record<string, unknown> = { ...standardEvent() };
     delete payload.type;
-    expect(standard.describe(payload, headers)).toEqual({ ok: false, reason: "missing event type (payload.type)" });
+    expect(standard.describe(payload, headers)).toStrictEqual({
+      ok: true,
+      event: { eventId: MSG_ID, eventType: "unknown", entity: undefined },
+    });
   });
 });

@@ -58,13 +58,18 @@ describe("stripe verify", () => {
     expect(() => sdk.webhooks.constructEvent(tampered, d.headers["stripe-signature"] ?? "", SECRET)).toThrow(
       /No signatures found matching the expected signature/,
     );
-    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tampered }, [SECRET], now)).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] the secret is the whole whsec_ string: a signature keyed on its base64 tail is refused", () => {
     expect(verify(signStripe(body, SECRET.slice("whsec_".length), NOW))).toEqual({
       ok: false,
       reason: "signature mismatch",
+      refusal: "bad_signature",
     });
   });
 
@@ -74,7 +79,11 @@ describe("stripe verify", () => {
   });
 
   it("[stripe] during rotation a delivery signed with a third secret is refused as a signature mismatch", () => {
-    expect(verify(signStripe(body, STRANGER, NOW), [OLD, NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signStripe(body, STRANGER, NOW), [OLD, NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] a header with two v1 signatures verifies when only the second matches", () => {
@@ -84,18 +93,27 @@ describe("stripe verify", () => {
 
   it("[stripe] a header with two v1 signatures is refused when neither matches", () => {
     const header = `t=${NOW},v1=${v1Of(STRANGER, NOW)},v1=${v1Of(OLD, NOW)}`;
-    expect(verify(withSignature(header), [NEW])).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(header), [NEW])).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] the timestamp is signed: moving t by one second breaks the signature", () => {
     const header = `t=${NOW + 1},v1=${v1Of(SECRET, NOW)}`;
-    expect(verify(withSignature(header), [SECRET], NOW)).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(withSignature(header), [SECRET], NOW)).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] a signature 301 s old is refused as outside the tolerance", () => {
     expect(verify(signStripe(body, SECRET, NOW - 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -103,6 +121,7 @@ describe("stripe verify", () => {
     expect(verify(signStripe(body, SECRET, NOW + 301))).toEqual({
       ok: false,
       reason: "timestamp outside the 300 s tolerance",
+      refusal: "stale_timestamp",
     });
   });
 
@@ -113,17 +132,26 @@ describe("stripe verify", () => {
 
   it("[stripe] a body with one byte changed is refused", () => {
     const d = signStripe(body, SECRET, NOW);
-    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify({ ...d, body: tamperOneByte(d.body) })).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] a delivery signed with the wrong secret is refused", () => {
-    expect(verify(signStripe(body, STRANGER, NOW))).toEqual({ ok: false, reason: "signature mismatch" });
+    expect(verify(signStripe(body, STRANGER, NOW))).toEqual({
+      ok: false,
+      reason: "signature mismatch",
+      refusal: "bad_signature",
+    });
   });
 
   it("[stripe] a delivery without Stripe-Signature is refused naming the header", () => {
     expect(verify({ body, headers: { "content-type": "application/json" } })).toEqual({
       ok: false,
       reason: "missing Stripe-Signature header",
+      refusal: "bad_signature",
     });
   });
 
@@ -140,6 +168,7 @@ describe("stripe verify", () => {
     expect(verify(withSignature(header))).toEqual({
       ok: false,
       reason: "malformed Stripe-Signature header (want t=…,v1=…)",
+      refusal: "bad_signature",
     });
   });
 });

@@ -1,15 +1,12 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
-import { SOURCES, type Source } from "@/lib/providers/types";
 import { receiveWebhook, type ReceiverConfig, type ReceiverDeps } from "@/lib/receiver/receive";
-import { TEST_SECRETS, type Delivery } from "../sign";
+import type { Delivery } from "../sign";
+import { testSources } from "../sources";
 
 export function testConfig(over: Partial<ReceiverConfig> = {}): ReceiverConfig {
-  const secrets = Object.fromEntries(
-    SOURCES.map((s) => [s, [TEST_SECRETS[s]]]),
-  ) as unknown as ReceiverConfig["secrets"];
   return {
-    secrets,
+    sources: testSources(),
     toleranceSeconds: 300,
     maxBytes: 1024 * 1024,
     maxDepth: 64,
@@ -32,12 +29,7 @@ export function request(source: string, d: Delivery, extra: Record<string, strin
   });
 }
 
-export async function post(
-  deps: ReceiverDeps,
-  source: Source | string,
-  d: Delivery,
-  extra: Record<string, string> = {},
-) {
+export async function post(deps: ReceiverDeps, source: string, d: Delivery, extra: Record<string, string> = {}) {
   const { response, outcome } = await receiveWebhook(source, request(source, d, extra), deps);
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, outcome };
 }

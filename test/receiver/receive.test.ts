@@ -12,6 +12,7 @@ import {
   signStripe,
   TEST_SECRETS,
 } from "../sign";
+import { testSources } from "../sources";
 import { counts, depsFor, post } from "./harness";
 
 const { db } = setupTestDb();
@@ -69,9 +70,11 @@ describe("POST /api/webhooks/{source}", () => {
       [
         "shopify",
         signShopify('{"id":450789469,"updated_at":"2026-11-29T10:00:00-05:00"}', TEST_SECRETS.shopify, {
-          webhookId: "shop-1",
+          webhookId: "shop-w1",
+          eventId: "shop-e1",
         }),
-        "shop-1",
+        // The event id (scoped by topic), not the webhook id: two subscriptions' deliveries are one event.
+        "shop-e1:orders/updated",
       ],
       [
         "paddle",
@@ -157,9 +160,7 @@ describe("POST /api/webhooks/{source}", () => {
   });
 
   it("[receiver] any of several comma-configured secrets verifies (rotation)", async () => {
-    const rotating = depsFor(db, {
-      secrets: { ...depsFor(db).config.secrets, stripe: ["whsec_old", TEST_SECRETS.stripe] },
-    });
+    const rotating = depsFor(db, { sources: testSources({ stripe: ["whsec_old", TEST_SECRETS.stripe] }) });
     expect((await post(rotating, "stripe", signStripe(stripeBody("evt_a"), "whsec_old"))).status).toBe(200);
     expect((await post(rotating, "stripe", signStripe(stripeBody("evt_b"), TEST_SECRETS.stripe))).status).toBe(200);
     expect((await post(rotating, "stripe", signStripe(stripeBody("evt_c"), "whsec_retired"))).status).toBe(401);
@@ -269,18 +270,18 @@ describe("POST /api/webhooks/{source}", () => {
 
   it("[receiver] an unknown source answers 404", async () => {
     const res = await post(deps, "mailgun", signStripe(stripeBody(), TEST_SECRETS.stripe));
-    expect(res).toMatchObject({ status: 404, body: { error: 'unknown source "mailgun"' } });
+    expect(res).toMatchObject({ status: 404, body: { error: 'no source "mailgun"' } });
   });
 
   it("[receiver] a source whose secret is unset answers 404 even with a valid replay token", async () => {
     const unconfigured = depsFor(db, {
-      secrets: { ...depsFor(db).config.secrets, github: [] },
+      sources: testSources({ github: [] }),
       replayTokens: { "*": [REPLAY] },
     });
     const res = await post(unconfigured, "github", await signGithub("{}", TEST_SECRETS.github), {
       "x-replay-token": REPLAY,
     });
-    expect(res).toMatchObject({ status: 404, body: { error: 'source "github" is not configured' } });
+    expect(res).toMatchObject({ status: 404, body: { error: 'no source "github"' } });
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
   });
 

@@ -5,7 +5,7 @@ import { claimEvents } from "@/lib/intake/claim";
 import { driveReplayRun, type ReplayHost } from "@/lib/replay/drive";
 import { createReplayRunAs, type ReplayInput } from "@/lib/replay/runs";
 import type { ReplayApiConfig } from "@/lib/replay/types";
-import type { Source } from "@/lib/providers";
+import type { ProviderKind } from "@/lib/providers";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 
 export const STRIPE_KEY = "sk_test_51ReplayKeyThatMustNeverBeLogged";
@@ -79,7 +79,7 @@ export function storyEvents(n: number, prefix = "evt_story") {
 /** Events the ledger already has, claimed as deliveries and settled (as if processed long ago). */
 export async function seedLedger(
   db: Db,
-  source: Source,
+  source: ProviderKind,
   payloads: readonly unknown[],
   headersOf: (p: unknown) => Record<string, string> = () => ({}),
 ) {
@@ -87,7 +87,7 @@ export async function seedLedger(
     await Promise.all(
       payloads.slice(i, i + 50).map(async (payload) => {
         const d = describeDelivery({
-          source,
+          source: { slug: source, provider: source },
           payload,
           rawBody: JSON.stringify(payload),
           headers: new Headers(headersOf(payload)),

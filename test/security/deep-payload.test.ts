@@ -9,13 +9,12 @@ import { exportEvent, exportJson, getEventDetail } from "@/lib/ledger/event-deta
 import { EventFilter } from "@/lib/ledger/event-filter";
 import { listEvents } from "@/lib/ledger/list-events";
 import { eventKeyFromParams } from "@/lib/ledger/params";
-import type { SecretsBySource } from "@/lib/providers";
 import { setupTestDb } from "../db";
 
 // Rows the receiver would refuse today (it stops at 64 levels) but older rows or a replay may hold.
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
-const noSecrets: SecretsBySource = { stripe: [], github: [], shopify: [], paddle: [], slack: [], standard: [] };
+const noSecrets = () => Promise.resolve(undefined);
 
 async function insertRaw(eventId: string, raw: string) {
   await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
@@ -98,8 +97,9 @@ describe("the viewer's other bounds", () => {
 });
 
 describe("console params no row can have", () => {
-  it("[security] the event page's key: unknown source → 404, NUL / 400 characters / a lone surrogate → 400, a literal % is kept", () => {
-    expect(eventKeyFromParams({ source: "nope", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
+  it("[security] the event page's key: a source no slug can be → 404, NUL / 400 characters / a lone surrogate → 400, a literal % is kept", () => {
+    expect(eventKeyFromParams({ source: "Not A Slug", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
+    expect(eventKeyFromParams({ source: "-dash-first", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
     expect(eventKeyFromParams({ source: "%ff", eventId: "evt_1" })).toMatchObject({ ok: false, status: 404 });
     expect(eventKeyFromParams({ source: "stripe", eventId: "evt\u0000" })).toEqual({
       ok: false,

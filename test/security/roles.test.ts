@@ -14,7 +14,6 @@ import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDead
 import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
 import { ConflictError } from "@/lib/errors";
-import type { SecretsBySource } from "@/lib/providers";
 import { cancelReplayRun, listReplayRuns, reopenReplayRun, startReplayRun } from "@/lib/replay/runs";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 import { makeUser } from "../auth/helpers";
@@ -38,14 +37,7 @@ const workerCtx = {
   workerId: "console",
   leaseMs: 30_000,
 };
-const noSecrets = {
-  stripe: [],
-  github: [],
-  shopify: [],
-  paddle: [],
-  slack: [],
-  standard: [],
-} satisfies SecretsBySource;
+const noSecrets = () => Promise.resolve(undefined);
 
 async function deadEvent(id: string) {
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));

@@ -11,11 +11,10 @@ import { getEventDetail } from "@/lib/ledger/event-detail";
 import { encodeCursor, listEvents, type ListEventsInput } from "@/lib/ledger/list-events";
 import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
 import { ConflictError, NotFoundError } from "@/lib/errors";
-import type { SecretsBySource } from "@/lib/providers";
 import { listReplayRuns, startReplayRun } from "@/lib/replay/runs";
 import { githubIssuesOpened } from "@/test/fixtures/github";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { TEST_SECRETS } from "@/test/sign";
+import { testSources } from "@/test/sources";
 import { makeUser } from "../auth/helpers";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
@@ -74,9 +73,8 @@ const TABLES = [
   "app_setting",
 ];
 
-const TEST_SECRETS_BY_SOURCE = Object.fromEntries(
-  Object.entries(TEST_SECRETS).map(([k, v]) => [k, [v]]),
-) as unknown as SecretsBySource;
+const testDirectory = testSources();
+const TEST_SECRETS_BY_SOURCE = (slug: string) => testDirectory.find(slug);
 
 const support: Actor = { id: "u-support", email: "support@example.com", role: "support" };
 let ops: Actor;

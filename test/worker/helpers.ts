@@ -5,7 +5,7 @@ import { claimEvents } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
 import { leaseDue } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
-import type { Source } from "@/lib/providers";
+import type { ProviderKind } from "@/lib/providers";
 import type { WorkerSettings } from "@/lib/worker/settings";
 
 export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings {
@@ -26,12 +26,12 @@ export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings
 /** Claims a payload as the receiver would (the edge's describe, then the claim), skipping only the signature. */
 export async function claim(
   db: Db,
-  source: Source,
+  source: ProviderKind,
   payload: unknown,
   headers: Record<string, string> = {},
 ): Promise<boolean> {
   const described = describeDelivery({
-    source,
+    source: { slug: source, provider: source },
     payload,
     rawBody: JSON.stringify(payload),
     headers: new Headers(headers),

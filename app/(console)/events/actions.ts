@@ -1,5 +1,6 @@
 "use server";
 
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { revalidatePath } from "next/cache";
 import { getEnv } from "@/lib/env";
 import type { z } from "zod";
@@ -28,7 +29,7 @@ export async function processNowAction(input: unknown): Promise<ActionResult<{ o
     const { db, actor } = await getRequestContext();
     const key = EventKeyInput.parse(input);
     // The same lease length, retry policy and handlers as the worker: process-now is one more host of it.
-    const ctx = workerSettingsFromEnv(getEnv(), "console");
+    const ctx = workerSettingsFromEnv(getEnv(), "console", (slug) => sourcesFromEnv().kindOf(slug));
     const result = await processEventNow({ db, actor, input: key, ctx });
     revalidatePath("/events", "layout");
     return { ok: true, data: { outcome: result.outcome, error: result.error } };

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { EVENT_STATUSES } from "@/lib/ledger/statuses";
-import { SOURCES } from "@/lib/providers/types";
+import { PROVIDER_KINDS } from "@/lib/providers/types";
 import { one, type SearchParams } from "./params";
 
 /** A plain GET form: the filter lives in the URL, works without JavaScript, and every view is a link. */
@@ -29,10 +29,10 @@ export function EventsToolbar({ sp }: { sp: SearchParams }) {
       </div>
       <div className="row">
         <label>
-          Source
+          ProviderKind
           <select name="source" defaultValue={one(sp.source) ?? ""}>
             <option value="">all</option>
-            {SOURCES.map((s) => (
+            {PROVIDER_KINDS.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>

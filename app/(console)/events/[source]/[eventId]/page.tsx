@@ -4,11 +4,10 @@ import { notFound } from "next/navigation";
 import { JsonViewer } from "@/components/json-viewer";
 import { utc } from "@/components/utc";
 import { can } from "@/lib/auth/roles";
-import { getEnv } from "@/lib/env";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
 import { NotFoundError } from "@/lib/errors";
-import { secretsFromEnv } from "@/lib/providers";
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
 import { entityHref, eventHref } from "../../_components/links";
 import { EventActions } from "../../event-actions";
@@ -55,7 +54,7 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
   const { source, eventId } = key.value;
   let d: EventDetail;
   try {
-    d = await getEventDetail(db, actor, { source, eventId }, secretsFromEnv(getEnv()));
+    d = await getEventDetail(db, actor, { source, eventId }, (slug) => sourcesFromEnv().find(slug));
   } catch (err) {
     if (err instanceof NotFoundError) notFound();
     throw err;

@@ -1,8 +1,7 @@
-import { getEnv } from "@/lib/env";
 import { exportEvent, exportJson } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
 import { expectedErrorMessage, ForbiddenError, httpStatusOf } from "@/lib/errors";
-import { secretsFromEnv } from "@/lib/providers";
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { getRequestContext } from "../../../../../_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +18,7 @@ export async function GET(
   const { source, eventId } = key.value;
   const { db, actor } = await getRequestContext();
   try {
-    const doc = await exportEvent(db, actor, { source, eventId }, secretsFromEnv(getEnv()));
+    const doc = await exportEvent(db, actor, { source, eventId }, (slug) => sourcesFromEnv().find(slug));
     const name = `${source}-${eventId}`.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
     return new Response(exportJson(doc), {
       headers: {
