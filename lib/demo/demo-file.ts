@@ -10,6 +10,8 @@ export interface Demo {
   adminEmail: string;
   adminPassword: string;
   secrets: Partial<Record<LegacyKind, string>>;
+  /** Seals the secrets of sources added in the console (LEDGER_SECRET_KEY); absent in files from before sources. */
+  ledgerSecretKey?: string;
 }
 
 export const readDemo = (): Demo | undefined =>
@@ -17,7 +19,13 @@ export const readDemo = (): Demo | undefined =>
 
 export function loadOrCreateDemo(): Demo {
   const existing = readDemo();
-  if (existing) return existing;
+  if (existing?.ledgerSecretKey) return existing;
+  if (existing) {
+    // A demo file from before console-managed sources: give it a key once, keep everything else.
+    const upgraded = { ...existing, ledgerSecretKey: randomBytes(32).toString("hex") };
+    writeFileSync(DEMO_FILE, JSON.stringify(upgraded, null, 2), { mode: 0o600 });
+    return upgraded;
+  }
   const r = (n: number) => randomBytes(n).toString("base64url");
   const demo: Demo = {
     adminEmail: "admin@demo.local",
@@ -30,6 +38,7 @@ export function loadOrCreateDemo(): Demo {
       slack: r(24),
       standard: `whsec_${randomBytes(32).toString("base64")}`,
     },
+    ledgerSecretKey: randomBytes(32).toString("hex"),
   };
   mkdirSync(path.dirname(DEMO_FILE), { recursive: true });
   writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
@@ -41,6 +50,7 @@ export function applyDemo(env: NodeJS.ProcessEnv, demo: Demo): void {
   for (const [source, key] of Object.entries(SECRET_KEYS)) env[key] ??= demo.secrets[source as LegacyKind];
   env.ADMIN_EMAIL ??= demo.adminEmail;
   env.ADMIN_PASSWORD ??= demo.adminPassword;
+  if (demo.ledgerSecretKey) env.LEDGER_SECRET_KEY ??= demo.ledgerSecretKey;
 }
 
 /** The webhook secrets a child was given, by source: what the demo traffic is signed with. */

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { ZodError } from "zod";
 import { can } from "@/lib/auth/roles";
 import { listEvents, type EventPage } from "@/lib/ledger/list-events";
+import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../_lib/session";
 import { BulkRequeue } from "./_components/bulk-requeue";
 import { EventsTable, type EventRowView } from "./_components/events-table";
@@ -30,6 +31,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   }
   const rows: EventRowView[] = page.rows.map((r) => ({ ...r, receivedAt: r.receivedAt.toISOString() }));
   const mayAct = can(actor.role, "events.requeue");
+  const sources = (await sourcesFromEnv().list()).map((s) => s.slug);
   const filtered = Object.values(filter).some((v) => v !== undefined && v !== "");
   return (
     <>
@@ -37,7 +39,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         <h1>Events</h1>
         {mayAct && <BulkRequeue filter={filter} />}
       </div>
-      <EventsToolbar sp={sp} />
+      <EventsToolbar sp={sp} sources={sources} />
       {inputError && (
         <p className="notice error" role="alert">
           {inputError}

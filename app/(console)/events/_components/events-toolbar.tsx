@@ -1,10 +1,9 @@
 import Link from "next/link";
 import { EVENT_STATUSES } from "@/lib/ledger/statuses";
-import { PROVIDER_KINDS } from "@/lib/providers/types";
 import { one, type SearchParams } from "./params";
 
 /** A plain GET form: the filter lives in the URL, works without JavaScript, and every view is a link. */
-export function EventsToolbar({ sp }: { sp: SearchParams }) {
+export function EventsToolbar({ sp, sources }: { sp: SearchParams; sources: readonly string[] }) {
   const sort = one(sp.sort);
   return (
     <form className="toolbar" action="/events" method="get" role="search">
@@ -29,10 +28,10 @@ export function EventsToolbar({ sp }: { sp: SearchParams }) {
       </div>
       <div className="row">
         <label>
-          ProviderKind
+          Source
           <select name="source" defaultValue={one(sp.source) ?? ""}>
             <option value="">all</option>
-            {PROVIDER_KINDS.map((s) => (
+            {sources.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { utc } from "@/components/utc";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { isProviderKind } from "@/lib/providers";
+import { SOURCE_SLUG } from "@/db/schema/sources";
 import { requirePage } from "../../../../../_lib/session";
 import { eventHref, segment } from "../../../../events/_components/links";
 
@@ -27,7 +27,7 @@ export default async function EntityPage({
   const [type, id] = [segment(p.type), segment(p.id)];
   const path = `/entities/${encodeURIComponent(p.source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
   const { db, actor } = await requirePage("events.read", path);
-  if (!isProviderKind(p.source)) notFound();
+  if (!SOURCE_SLUG.test(p.source)) notFound();
   const t = await getEntityTimeline(db, actor, { source: p.source, entityType: type, entityId: id });
   if (t.entries.length === 0 && !t.current) notFound();
   const search = `/events?${new URLSearchParams({ q: id }).toString()}`;
@@ -42,7 +42,7 @@ export default async function EntityPage({
       </div>
       <div className="two-col">
         <dl className="facts panel">
-          <dt>ProviderKind</dt>
+          <dt>Source</dt>
           <dd>{t.source}</dd>
           <dt>Type</dt>
           <dd>{t.entityType}</dd>
