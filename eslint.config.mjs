@@ -65,10 +65,10 @@ const restrictedImports = (...groups) => ["error", { paths: processEnvImports, p
  */
 const layers = [
   ["env", "errors", "samples"],
-  ["providers", "lifecycle", "db"],
+  ["providers", "lifecycle", "db", "metrics", "log"],
   ["auth", "handlers", "health"],
   ["sources"],
-  ["ledger"],
+  ["ledger", "retention", "alerts"],
   ["intake", "worker"],
   ["replay"],
   ["receiver"],
@@ -83,6 +83,10 @@ const folderUnits = [
   "handlers",
   "sources",
   "ledger",
+  "retention",
+  "alerts",
+  "metrics",
+  "log",
   "intake",
   "worker",
   "replay",
