@@ -16,6 +16,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         <div className="brand">Webhook Ledger</div>
         <NavLink href="/">Overview</NavLink>
         <NavLink href="/events">Events</NavLink>
+        <NavLink href="/sources">Sources</NavLink>
         <NavLink href="/replays">Replays</NavLink>
         <NavLink href="/audit">Audit log</NavLink>
         {can(actor.role, "users.manage") && <NavLink href="/users">Users</NavLink>}

@@ -1,0 +1,33 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PROVIDERS, PROVIDER_KINDS } from "@/lib/providers";
+import { LEMON_SQUEEZY_OPTIONS, TYPEFORM_OPTIONS, ZOOM_OPTIONS } from "@/lib/samples/generic";
+import { requirePage } from "../../../_lib/session";
+import { CreateSource } from "../_components/create-source-form";
+import { publicOrigin } from "../_lib/public-url";
+
+export const metadata: Metadata = { title: "Add a source" };
+
+const EXAMPLES = {
+  Typeform: TYPEFORM_OPTIONS,
+  "Lemon Squeezy": LEMON_SQUEEZY_OPTIONS,
+  Zoom: ZOOM_OPTIONS,
+};
+
+export default async function NewSourcePage() {
+  await requirePage("sources.manage", "/sources/new");
+  const kinds = PROVIDER_KINDS.map((kind) => ({ kind, label: PROVIDERS[kind].label }));
+  const examples = Object.fromEntries(Object.entries(EXAMPLES).map(([k, v]) => [k, JSON.stringify(v, null, 2)]));
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/sources">Sources</Link> / new
+      </p>
+      <h1>Add a source</h1>
+      <p className="muted break">
+        A new endpoint, /api/webhooks/&lt;slug&gt;. Its secret is stored sealed (LEDGER_SECRET_KEY) and shown once.
+      </p>
+      <CreateSource kinds={kinds} examples={examples} origin={await publicOrigin()} />
+    </>
+  );
+}
