@@ -5,10 +5,19 @@ import { tstz } from "./columns";
 export const ATTEMPT_TRIGGERS = ["auto", "requeue", "replay", "process-now"] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 
-export const ATTEMPT_OUTCOMES = ["settled", "failed", "stale", "ignored"] as const;
+/** "tie": an equal version that neither chain evidence nor the provider's API could order (settled, kept visible). */
+export const ATTEMPT_OUTCOMES = ["settled", "failed", "stale", "ignored", "tie"] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-export const TRANSITION_OUTCOMES = ["applied", "stale"] as const;
+export const TRANSITION_OUTCOMES = ["applied", "stale", "tie"] as const;
+
+/** Whether retrying a failed attempt can help: a missing field cannot come back, a dropped connection can. */
+export const ERROR_KINDS = ["permanent", "transient"] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** How an equal version (a tie) was ordered: by the events' own chain evidence, by the provider's API, by a person. */
+export const TIE_RESOLUTIONS = ["chain", "provider-api", "by-hand"] as const;
+export type TieResolution = (typeof TIE_RESOLUTIONS)[number];
 export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 
 /** Append-only: one row per processing attempt of an event, whatever started it and however it ended. */
@@ -25,11 +34,13 @@ export const webhookAttempt = pgTable(
     finishedAt: tstz("finished_at").notNull(),
     outcome: text("outcome", { enum: ATTEMPT_OUTCOMES }).notNull(),
     error: text("error"),
+    /** Failed attempts only: permanent goes dead at once, transient backs off. */
+    errorKind: text("error_kind", { enum: ERROR_KINDS }),
   },
   (t) => [
     index("webhook_attempt_event_idx").on(t.source, t.eventId, t.number),
     check("webhook_attempt_trigger_check", sql`${t.trigger} in ('auto','requeue','replay','process-now')`),
-    check("webhook_attempt_outcome_check", sql`${t.outcome} in ('settled','failed','stale','ignored')`),
+    check("webhook_attempt_outcome_check", sql`${t.outcome} in ('settled','failed','stale','ignored','tie')`),
   ],
 );
 export type WebhookAttempt = typeof webhookAttempt.$inferSelect;
@@ -63,6 +74,11 @@ export const entityTransition = pgTable(
     /** `{ field: { from, to } }` for applied events; empty for stale ones, whose `note` says why (older, or a tie). */
     changes: jsonb("changes").$type<Record<string, { from: unknown; to: unknown }>>().notNull(),
     note: text("note"),
+    /** The version and event applied before this one was weighed (read under the entity's lock). */
+    priorVersion: bigint("prior_version", { mode: "number" }),
+    priorEventId: text("prior_event_id"),
+    /** For equal versions: how the order was decided; null when it was not a tie or stayed one. */
+    resolution: text("resolution", { enum: TIE_RESOLUTIONS }),
     recordedAt: tstz("recorded_at").notNull().defaultNow(),
   },
   (t) => [

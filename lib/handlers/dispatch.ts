@@ -1,78 +1,280 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
-import { type entityTransition } from "@/db/schema";
+import { type entityTransition, type TieResolution } from "@/db/schema";
+import { pgArray } from "@/db/pg-array";
 import type { HandlerLookup } from "./registry";
-import type { DeltaHandler, HandlerEvent, SnapshotHandler } from "./types";
+import { decideTie, type TieDecision } from "./ties";
+import {
+  HandlerInputError,
+  type Changes,
+  type DeltaHandler,
+  type Handler,
+  type HandlerEvent,
+  type SnapshotHandler,
+  type VersionedEntity,
+} from "./types";
 
-export type ApplyOutcome = "settled" | "stale" | "ignored";
+export type ApplyOutcome = "settled" | "stale" | "ignored" | "tie";
 export type TransitionRow = typeof entityTransition.$inferInsert;
 /** The outcome, and the timeline row to append (written in bulk with the batch's settle). */
 export interface Applied {
   outcome: ApplyOutcome;
   transition?: TransitionRow;
 }
-
-/**
- * Runs the event's handler inside `tx`. Snapshot handlers pass the version guard first: the
- * entity_version upsert moves only forward and row-locks the entity until commit, so two workers
- * applying versions of one entity serialise and the newest wins whatever the arrival order.
- */
-export async function applyEvent(tx: Tx, event: HandlerEvent, handlers: HandlerLookup): Promise<Applied> {
-  const handler = handlers(event.source, event.eventType);
-  if (!handler) return { outcome: "ignored" };
-  return handler.kind === "snapshot" ? applySnapshot(tx, handler, event) : applyDelta(tx, handler, event);
+/** An event that could not be applied: nothing of it was written, the rest of the batch goes on. */
+export interface NotApplied {
+  error: unknown;
 }
 
-async function applySnapshot<S>(tx: Tx, handler: SnapshotHandler<S>, event: HandlerEvent): Promise<Applied> {
-  const { entity, state } = handler.read(event);
-  const key = sql`source = ${event.source} and entity_type = ${entity.type} and entity_id = ${entity.id}`;
-  const [guard] = rowsOf<{ applied: boolean; current: string | number | null; current_event: string | null }>(
-    await tx.execute(sql`
-      with up as (
-        insert into entity_version (source, entity_type, entity_id, version, event_id)
-        values (${event.source}, ${entity.type}, ${entity.id}, ${entity.version}, ${event.eventId})
-        on conflict (source, entity_type, entity_id) do update
-          set version = excluded.version, event_id = excluded.event_id, updated_at = now()
-          where entity_version.version < excluded.version
-        returning 1
-      )
-      select exists (select 1 from up) as applied,
-             (select version from entity_version where ${key}) as current,
-             (select event_id from entity_version where ${key}) as current_event`),
+/** A provider API read (GET path) for a source, or undefined when none is configured for it. */
+export type ProviderApi = (source: string, path: string) => Promise<unknown>;
+
+export interface ApplyContext {
+  handlers: HandlerLookup;
+  /** The last resort for a tie: the object's current state from the provider (Stripe, Paddle with a key). */
+  providerApi?: ProviderApi;
+}
+
+type Prepared =
+  | { kind: "ignored" }
+  | { kind: "error"; error: unknown }
+  | { kind: "delta"; handler: DeltaHandler<unknown>; entity: { type: string; id: string }; input: unknown }
+  | { kind: "snapshot"; handler: SnapshotHandler<unknown>; entity: VersionedEntity; state: unknown; key: string };
+
+/** What the guard holds for an entity while it walks the batch: the version and event applied last. */
+interface Current {
+  version: number;
+  eventId: string;
+  /** The event itself when it was applied in this batch (its payload is at hand for a tie). */
+  event?: HandlerEvent;
+  /** No version was applied before this batch (the guard row was inserted by it). */
+  fresh: boolean;
+  /** Its state is the provider's (from its API), not the event's own. */
+  fromApi?: boolean;
+}
+
+const entityKey = (source: string, e: { type: string; id: string }) => `${source}\u0000${e.type}\u0000${e.id}`;
+
+function prepare(event: HandlerEvent, handlers: HandlerLookup): Prepared {
+  let handler: Handler | undefined;
+  try {
+    handler = handlers(event.source, event.eventType);
+    if (!handler) return { kind: "ignored" };
+    if (handler.kind === "delta") {
+      const { entity, input } = handler.read(event);
+      return { kind: "delta", handler, entity, input };
+    }
+    const { entity, state } = handler.read(event);
+    return { kind: "snapshot", handler, entity, state, key: entityKey(event.source, entity) };
+  } catch (error) {
+    return { kind: "error", error };
+  }
+}
+
+/**
+ * The version guard for a whole batch, then the business writes. One statement locks every entity the
+ * batch's snapshot events touch, in key order, and returns what was applied to each before (its latest
+ * committed version: the lock waits for any other worker's transaction on it), so the decisions and the
+ * timeline's notes are true under concurrency. Events of one entity are weighed in lease order against
+ * what the events before them left: newer applies, older is stale, equal is a tie that chain evidence,
+ * the provider's API or (failing both) a person decides (./ties.ts). One more statement stores each
+ * entity's final version. A payload the handler cannot read fails that event alone, before any write.
+ */
+export async function applyBatch(
+  tx: Tx,
+  events: readonly HandlerEvent[],
+  ctx: ApplyContext,
+): Promise<(Applied | NotApplied)[]> {
+  const prepared = events.map((e) => prepare(e, ctx.handlers));
+  const current = await lockEntities(tx, events, prepared);
+  const results: (Applied | NotApplied | undefined)[] = new Array(events.length);
+  const writes = new Map<string, { index: number; run: () => Promise<Changes> }[]>();
+  const queue = (chain: string, index: number, run: () => Promise<Changes>) =>
+    writes.set(chain, [...(writes.get(chain) ?? []), { index, run }]);
+  const finals = new Map<string, { entity: VersionedEntity; source: string; eventId: string; version: number }>();
+
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    const p = prepared[i]!;
+    if (p.kind === "ignored") results[i] = { outcome: "ignored" };
+    else if (p.kind === "error") results[i] = { error: p.error };
+    else if (p.kind === "delta") {
+      const { handler, entity, input } = p;
+      queue(entityKey(event.source, entity), i, () => handler.apply(tx, input, { event }));
+      results[i] = {
+        outcome: "settled",
+        transition: { ...row(event, entity, null), outcome: "applied", changes: {}, note: "delta" },
+      };
+    } else {
+      const cur = current.get(p.key)!;
+      const base = row(event, p.entity, p.entity.version);
+      const prior = cur.fresh ? {} : { priorVersion: cur.version, priorEventId: cur.eventId };
+      const older = !cur.fresh && p.entity.version < cur.version;
+      const decision: TieDecision | { apply: "event" } =
+        cur.fresh || p.entity.version > cur.version
+          ? { apply: "event" }
+          : older
+            ? {
+                apply: "none",
+                note: `older: version ${p.entity.version} < applied version ${cur.version} (event ${cur.eventId})`,
+              }
+            : await decideTie(tx, { event, handler: p.handler, entity: p.entity, current: cur }, ctx.providerApi);
+
+      if (decision.apply === "none") {
+        // An unresolved tie stays a tie (for a person); a resolved one, or an older version, is stale.
+        const outcome = older || decision.resolution ? "stale" : "tie";
+        results[i] = {
+          outcome,
+          transition: {
+            ...base,
+            ...prior,
+            outcome,
+            changes: {},
+            resolution: decision.resolution ?? null,
+            note: decision.note,
+          },
+        };
+        continue;
+      }
+      const state = decision.apply === "provider-state" ? decision.state : p.state;
+      const resolution: TieResolution | null = "resolution" in decision ? (decision.resolution ?? null) : null;
+      const note = "note" in decision ? decision.note : undefined;
+      const { handler, entity } = p;
+      queue(p.key, i, () => handler.write(tx, state, { entity, event }));
+      results[i] = {
+        outcome: "settled",
+        transition: { ...base, ...prior, outcome: "applied", changes: {}, resolution, note },
+      };
+      current.set(p.key, {
+        version: entity.version,
+        eventId: event.eventId,
+        event,
+        fresh: false,
+        fromApi: decision.apply === "provider-state",
+      });
+      finals.set(p.key, { entity, source: event.source, eventId: event.eventId, version: entity.version });
+    }
+  }
+
+  // The writes: one chain per entity, chains at once (the driver pipelines them), each in lease order.
+  const ordered = [...writes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+  const settled = await Promise.allSettled(
+    ordered.map(async (chain) => {
+      for (const w of chain) (results[w.index] as Applied).transition!.changes = await w.run();
+    }),
   );
-  const base = {
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failure) throw firstCause(settled);
+  await storeFinals(tx, [...finals.values()]);
+  return results as (Applied | NotApplied)[];
+}
+
+/** After the first error every later statement fails with 25P02 (transaction aborted): report the cause. */
+function firstCause(settled: PromiseSettledResult<unknown>[]): unknown {
+  const reasons = settled
+    .filter((r): r is PromiseRejectedResult => r.status === "rejected")
+    .map((r) => r.reason as unknown);
+  return reasons.find((e) => (e as { code?: string })?.code !== "25P02") ?? reasons[0];
+}
+
+function row(event: HandlerEvent, entity: { type: string; id: string }, version: number | null): TransitionRow {
+  return {
     source: event.source,
     entityType: entity.type,
     entityId: entity.id,
     eventId: event.eventId,
-    version: entity.version,
+    version,
+    outcome: "applied",
+    changes: {},
   };
-  if (guard?.applied) {
-    const changes = await handler.write(tx, state, { entity, event });
-    return { outcome: "settled", transition: { ...base, outcome: "applied", changes } };
-  }
-  const current = Number(guard?.current);
-  const note =
-    current === entity.version
-      ? `tie: version ${entity.version} equals the applied version (event ${guard?.current_event}); equal versions are stale by rule`
-      : `older: version ${entity.version} < applied version ${current} (event ${guard?.current_event})`;
-  return { outcome: "stale", transition: { ...base, outcome: "stale", changes: {}, note } };
 }
 
-async function applyDelta<I>(tx: Tx, handler: DeltaHandler<I>, event: HandlerEvent): Promise<Applied> {
-  const { entity, input } = handler.read(event);
-  const changes = await handler.apply(tx, input, { event });
-  return {
-    outcome: "settled",
-    transition: {
-      source: event.source,
-      entityType: entity.type,
-      entityId: entity.id,
-      eventId: event.eventId,
-      version: null,
-      outcome: "applied",
-      changes,
-      note: "delta",
-    },
-  };
+/**
+ * Locks every entity of the batch's snapshot events in key order and reads what it holds. The no-op
+ * update on conflict is what takes the lock and returns the latest committed row; a row this statement
+ * inserts carries the entity's first event in the batch, and stands for "nothing applied before".
+ */
+async function lockEntities(tx: Tx, events: readonly HandlerEvent[], prepared: readonly Prepared[]) {
+  const first = new Map<string, { source: string; type: string; id: string; version: number; eventId: string }>();
+  prepared.forEach((p, i) => {
+    if (p.kind === "snapshot" && !first.has(p.key))
+      first.set(p.key, {
+        source: events[i]!.source,
+        type: p.entity.type,
+        id: p.entity.id,
+        version: p.entity.version,
+        eventId: events[i]!.eventId,
+      });
+  });
+  const current = new Map<string, Current>();
+  if (first.size === 0) return current;
+  const keys = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  const col = <T extends string | number>(f: (k: (typeof keys)[number]) => T) => keys.map(f);
+  const rows = rowsOf<{
+    source: string;
+    entity_type: string;
+    entity_id: string;
+    version: string | number;
+    event_id: string;
+    inserted: boolean;
+  }>(
+    await tx.execute(sql`
+      insert into entity_version (source, entity_type, entity_id, version, event_id)
+      select * from unnest(${pgArray(
+        col((k) => k.source),
+        "text",
+      )}, ${pgArray(
+        col((k) => k.type),
+        "text",
+      )}, ${pgArray(
+        col((k) => k.id),
+        "text",
+      )}, ${pgArray(
+        col((k) => k.version),
+        "bigint",
+      )}, ${pgArray(
+        col((k) => k.eventId),
+        "text",
+      )}) as v(source, entity_type, entity_id, version, event_id)
+      order by 1, 2, 3
+      on conflict (source, entity_type, entity_id) do update set updated_at = entity_version.updated_at
+      returning source, entity_type, entity_id, version, event_id, (xmax = 0) as inserted`),
+  );
+  for (const r of rows)
+    current.set(entityKey(r.source, { type: r.entity_type, id: r.entity_id }), {
+      version: Number(r.version),
+      eventId: r.event_id,
+      fresh: r.inserted,
+    });
+  return current;
 }
+
+/** Each entity's last applied version and event, in one statement (its row is locked since lockEntities). */
+async function storeFinals(
+  tx: Tx,
+  finals: readonly { entity: VersionedEntity; source: string; eventId: string; version: number }[],
+): Promise<void> {
+  if (finals.length === 0) return;
+  await tx.execute(sql`
+    update entity_version ev set version = v.version, event_id = v.event_id, updated_at = now()
+    from unnest(${pgArray(
+      finals.map((f) => f.source),
+      "text",
+    )}, ${pgArray(
+      finals.map((f) => f.entity.type),
+      "text",
+    )}, ${pgArray(
+      finals.map((f) => f.entity.id),
+      "text",
+    )}, ${pgArray(
+      finals.map((f) => f.version),
+      "bigint",
+    )}, ${pgArray(
+      finals.map((f) => f.eventId),
+      "text",
+    )}) as v(source, entity_type, entity_id, version, event_id)
+    where ev.source = v.source and ev.entity_type = v.entity_type and ev.entity_id = v.entity_id`);
+}
+
+/** Whether retrying can help: a payload without what its handler needs cannot change by waiting. */
+export const isPermanentHandlerError = (err: unknown): boolean => err instanceof HandlerInputError;

@@ -31,7 +31,7 @@ export async function writeSubscription(
         values (${source}, ${state.externalId}, ${state.customerId}, ${state.plan}, ${state.status}, ${version}, ${eventId}, now())
         on conflict (source, external_id) do update set customer_id = excluded.customer_id, plan = excluded.plan,
           status = excluded.status, version = excluded.version, updated_by_event = excluded.updated_by_event, updated_at = now()
-        where subscription.version < excluded.version
+        where subscription.version <= excluded.version
       )
       select old.customer_id, old.plan, old.status, old.status is not null as found from (select 1) as one left join old on true`),
   );

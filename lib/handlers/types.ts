@@ -20,9 +20,9 @@ export interface VersionedEntity {
 }
 
 /**
- * The payload does not have what the handler needs: its message names the missing path. The worker
- * retries it like any failure (with backoff, then dead): it does not tell a permanent failure from a
- * transient one.
+ * The payload does not have what the handler needs: its message names the missing path. Permanent: no
+ * retry can add the field, so the event goes dead at once with this reason (a requeue after a fix, say a
+ * new handler version, tries again).
  */
 export class HandlerInputError extends Error {
   override name = "HandlerInputError";
@@ -38,7 +38,27 @@ export interface SnapshotHandler<State> {
   source: ProviderKind;
   types: readonly string[];
   read(event: HandlerEvent): { entity: VersionedEntity; state: State };
+  /**
+   * The business write, called only once the guard has decided this state is the newest (a strictly newer
+   * version, or an equal one ordered by a tie's resolution): a write guarded by version must accept equal.
+   */
   write(tx: Tx, state: State, ctx: { entity: VersionedEntity; event: HandlerEvent }): Promise<Changes>;
+  /**
+   * Chain evidence for ties (docs/handlers.md): the whole object as this event left it, and, where the
+   * provider says, the values its changed fields had just before (Stripe's data.previous_attributes).
+   */
+  chain?(event: HandlerEvent): ChainEvidence | undefined;
+  /** Where the provider's API has the object's current state, and how to read it: the last resort for a tie. */
+  current?: {
+    /** The API path for this entity, e.g. /v1/subscriptions/sub_123. */
+    path(entity: { type: string; id: string }): string;
+    state(body: unknown, entity: VersionedEntity): State;
+  };
+}
+
+export interface ChainEvidence {
+  after: Record<string, unknown>;
+  previous?: Record<string, unknown>;
 }
 
 /** A delta event ("add N") has no version: the event-id claim alone makes it exactly-once. */

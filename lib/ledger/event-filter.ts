@@ -4,7 +4,7 @@ import { rowsOf, type Db } from "@/db/client";
 import { EVENT_STATUSES, webhookEvent } from "@/db/schema";
 import { SOURCE_SLUG } from "@/db/schema/sources";
 import { printable, textProblem } from "./params";
-import { pgArray } from "./pg-array";
+import { pgArray } from "@/db/pg-array";
 
 const list = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => {

@@ -1,18 +1,20 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, setLocalTimeouts, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
-import { describeError, isRetryableConflict, sqlState } from "@/lib/errors";
-import { entityTransition } from "@/db/schema";
-import { applyEvent, type Applied } from "@/lib/handlers/dispatch";
+import { describeError, isDataError, isRetryableConflict } from "@/lib/errors";
+import { entityTransition, type ErrorKind } from "@/db/schema";
+import { applyBatch, type Applied, type NotApplied, type ProviderApi } from "@/lib/handlers/dispatch";
 import type { HandlerLookup } from "@/lib/handlers/registry";
 import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
-import { pgArray } from "./pg-array";
+import { pgArray } from "@/db/pg-array";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 export interface ProcessContext {
   policy: RetryPolicy;
   handlers: HandlerLookup;
+  /** The provider's API for ties nothing else can order (lib/handlers/provider-api.ts); absent: none. */
+  providerApi?: ProviderApi;
   log?: (message: string) => void;
   /** The batch transaction's statement bound (longer than the pool's); unset keeps the pool's. */
   statementTimeoutMs?: number;
@@ -22,6 +24,8 @@ export type ProcessOutcome = AttemptOutcome | "dead" | "lease-lost";
 export interface Processed extends EventKey {
   outcome: ProcessOutcome;
   error?: string;
+  /** Failed attempts: whether a retry can help (permanent ones go dead at once). */
+  errorKind?: ErrorKind;
 }
 
 const keyOf = (e: EventKey) => `${e.source}\u0000${e.eventId}`;
@@ -36,7 +40,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
   if (events.length > 1) {
     for (let attempt = 1; attempt <= 2; attempt++) {
       try {
-        return await db.transaction((tx) => applyAndSettle(tx, events, ctx));
+        return await recordAfter(db, await db.transaction((tx) => applyAndSettle(tx, events, ctx)), ctx);
       } catch (err) {
         // A deadlock or serialization failure says nothing about the events: run the batch again once.
         const transient = isRetryableConflict(err);
@@ -50,7 +54,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
   const out: Processed[] = [];
   for (const event of events) {
     try {
-      out.push(...(await db.transaction((tx) => applyAndSettle(tx, [event], ctx))));
+      out.push(...(await recordAfter(db, await db.transaction((tx) => applyAndSettle(tx, [event], ctx)), ctx)));
     } catch (err) {
       out.push(await recordFailure(db, event, err, ctx));
     }
@@ -58,7 +62,20 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
   return out;
 }
 
-async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Processed[]> {
+/** A batch's result: settled events, and events that failed alone (recorded once the batch has committed). */
+interface BatchResult {
+  processed: Processed[];
+  failures: { event: LeasedEvent; error: unknown; index: number }[];
+}
+
+/** The failures' attempts are written after the commit: until then the fence holds their rows. */
+async function recordAfter(db: Db, result: BatchResult, ctx: ProcessContext): Promise<Processed[]> {
+  const out = [...result.processed];
+  for (const f of result.failures) out[f.index] = await recordFailure(db, f.event, f.error, ctx);
+  return out;
+}
+
+async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<BatchResult> {
   if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
   // Fence: lock the rows whose lease is still ours. A worker that lost its lease finds nothing here
   // and writes nothing; once locked, no reaper or other worker can take them until we commit.
@@ -83,59 +100,25 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     ).map((r) => `${r.source}\u0000${r.event_id}`),
   );
   const mine = events.filter((e) => owned.has(keyOf(e)));
-  const applied = await applyPipelined(tx, mine, ctx);
-  const done = mine.map((event, i) => ({ event, ...applied[i]! }));
+  const applied = await applyBatch(tx, mine, ctx);
+  const done: Done[] = [];
+  const failed = new Map<LeasedEvent, unknown>();
+  mine.forEach((event, i) => {
+    const a = applied[i]!;
+    if ("error" in a) failed.set(event, (a as NotApplied).error);
+    else done.push({ event, ...a });
+  });
   const outcomeOf = new Map(done.map((d) => [d.event, d.outcome]));
-  const results: Processed[] = events.map((event) => ({
+  const processed: Processed[] = events.map((event) => ({
     source: event.source,
     eventId: event.eventId,
     outcome: outcomeOf.get(event) ?? "lease-lost",
   }));
   if (done.length > 0) await settleMany(tx, done);
-  return results;
-}
-
-/**
- * Applies events concurrently inside the one transaction, so the driver pipelines their statements
- * instead of waiting a round trip for each. Events of one entity still run one after another (each
- * timeline diff reads the previous write); allSettled makes sure nothing is in flight when we fail.
- */
-async function applyPipelined(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<Applied[]> {
-  const outcomes: Applied[] = new Array<Applied>(events.length);
-  const chains = new Map<string, number[]>();
-  events.forEach((e, i) => {
-    const key = chainKey(e, ctx.handlers);
-    chains.set(key, [...(chains.get(key) ?? []), i]);
-  });
-  // Chains start in key order, so concurrent batches take the handlers' row locks in one order (no deadlock).
-  const ordered = [...chains.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, chain]) => chain);
-  const settled = await Promise.allSettled(
-    ordered.map(async (chain) => {
-      for (const i of chain) outcomes[i] = await applyEvent(tx, events[i]!, ctx.handlers);
-    }),
+  const failures = events.flatMap((event, index) =>
+    failed.has(event) ? [{ event, error: failed.get(event), index }] : [],
   );
-  const failures = settled
-    .filter((r): r is PromiseRejectedResult => r.status === "rejected")
-    .map((r) => r.reason as unknown);
-  // After the first error every later statement fails with 25P02 (transaction aborted): report the cause.
-  if (failures.length > 0) throw failures.find((e) => sqlState(e) !== "25P02") ?? failures[0];
-  return outcomes;
-}
-
-/**
- * The row a handler locks is the entity its `read` names (a delta on invoice.paid locks the customer's
- * total, not the invoice the ledger filed it under), so chains are keyed by that. Events no handler
- * takes, or whose payload the handler cannot read, lock nothing and form chains of their own.
- */
-function chainKey(e: LeasedEvent, handlers: HandlerLookup): string {
-  try {
-    const handler = handlers(e.source, e.eventType);
-    if (!handler) return `event:${keyOf(e)}`;
-    const { entity } = handler.read(e);
-    return `${e.source}\u0000${entity.type}\u0000${entity.id}`;
-  } catch {
-    return `event:${keyOf(e)}`;
-  }
+  return { processed, failures };
 }
 
 type Done = Applied & { event: LeasedEvent };
@@ -182,33 +165,47 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
 }
 
 /** Records a failed attempt, fenced on the lease: failed with backoff, or dead when the budget is spent. */
+/**
+ * Whether retrying can help. Permanent: the payload lacks what its handler needs, or holds a value the
+ * database refuses (SQLSTATE class 22/54); waiting changes neither. Everything else (a dropped
+ * connection, a deadlock, a timeout, a bug that a deploy fixes) is transient and backs off.
+ */
+export function errorKindOf(err: unknown): ErrorKind {
+  return err instanceof HandlerInputError || isDataError(err) ? "permanent" : "transient";
+}
+
 async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: ProcessContext): Promise<Processed> {
+  const kind = errorKindOf(err);
   const reason = err instanceof HandlerInputError ? err.message : describeError(err);
-  const message = (event.intakeNote ? `${reason} (at intake: ${event.intakeNote})` : reason).slice(0, 2000);
+  const said = kind === "permanent" ? `permanent: ${reason}` : reason;
+  const message = (event.intakeNote ? `${said} (at intake: ${event.intakeNote})` : said).slice(0, 2000);
   const key = { source: event.source, eventId: event.eventId };
+  // A permanent failure is dead at once: the retry budget would only burn attempts that cannot succeed.
+  const status = kind === "permanent" ? sql`'dead'` : failStatusSql(ctx.policy);
   try {
     const [row] = rowsOf<{ status: "failed" | "dead" }>(
       await db.execute(sql`
         with upd as (
-          update webhook_event e set status = ${failStatusSql(ctx.policy)}, last_error = ${message},
+          update webhook_event e set status = ${status}, last_error = ${message},
             next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
             next_trigger = 'auto', next_actor = null
           where e.source = ${event.source} and e.event_id = ${event.eventId}
             and e.lease_token = ${event.leaseToken} and e.status = 'processing'
           returning e.status
         ), attempt as (
-          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error)
+          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
+                                       error_kind)
           select ${event.source}, ${event.eventId}, ${event.attempt}, ${event.trigger}, ${event.actor},
-                 ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}
+                 ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
           from upd
         )
         select status from upd`),
     );
-    if (!row) return { ...key, outcome: "lease-lost", error: message };
-    return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message };
+    if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
+    return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
   } catch (recordErr) {
     // The database is gone too: the lease will expire and the reaper will count this attempt.
     ctx.log?.(`could not record failure of ${event.source}/${event.eventId}: ${describeError(recordErr)}`);
-    return { ...key, outcome: "failed", error: message };
+    return { ...key, outcome: "failed", error: message, errorKind: kind };
   }
 }

@@ -9,7 +9,7 @@ import { jsonDepthExceeds } from "@/lib/intake/json";
 
 /** WEBHOOK_MAX_DEPTH's default: real payloads nest under 15 levels. */
 const REPLAY_MAX_DEPTH = 64;
-import { pgArray } from "@/lib/ledger/pg-array";
+import { pgArray } from "@/db/pg-array";
 import type { RunLease } from "./runs";
 import type { ReplayItem, ReplayLister } from "./types";
 

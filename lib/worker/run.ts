@@ -40,6 +40,7 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
   const ctx = {
     policy: settings.policy,
     handlers: settings.handlers,
+    providerApi: settings.providerApi,
     log,
     statementTimeoutMs: settings.statementTimeoutMs,
   };

@@ -2,7 +2,9 @@ import { hostname } from "node:os";
 import type { Env } from "@/lib/env";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
 import type { RetryPolicy } from "@/lib/ledger/types";
-import type { ProviderKind } from "@/lib/providers/types";
+import { PROVIDER_KINDS, type ProviderKind } from "@/lib/providers/types";
+import type { ProviderApi } from "@/lib/handlers/dispatch";
+import { providerApiFromEnv } from "@/lib/handlers/provider-api";
 
 export interface WorkerSettings {
   workerId: string;
@@ -16,6 +18,8 @@ export interface WorkerSettings {
   statementTimeoutMs: number;
   policy: RetryPolicy;
   handlers: HandlerLookup;
+  /** Where a tie nothing else orders is asked about (STRIPE_API_KEY, PADDLE_API_KEY); absent: none. */
+  providerApi?: ProviderApi;
 }
 
 /** `kindOf`: a source's provider kind by slug (lib/sources); without it, only kind-named slugs are known. */
@@ -38,5 +42,9 @@ export function workerSettingsFromEnv(
       backoffMaxMs: env.WORKER_BACKOFF_MAX_MS,
     },
     handlers: handlerLookup(undefined, kindOf),
+    providerApi: providerApiFromEnv(
+      env,
+      kindOf ?? ((slug) => ((PROVIDER_KINDS as readonly string[]).includes(slug) ? (slug as ProviderKind) : undefined)),
+    ),
   };
 }

@@ -276,10 +276,10 @@ describe("lint: lib/'s layers (boundaries)", () => {
         'import { authorize } from "@/lib/auth/roles";',
         'import { writeAudit } from "@/lib/audit";',
         'import { describeError } from "@/lib/errors";',
-        'import { applyEvent } from "@/lib/handlers/dispatch";',
+        'import { applyBatch } from "@/lib/handlers/dispatch";',
         'import { PROVIDERS } from "@/lib/providers";',
-        'import { pgArray } from "./pg-array";',
-        "export const all = [readFileSync, sql, z, getDb, authorize, writeAudit, describeError, applyEvent, PROVIDERS, pgArray];",
+        'import { pgArray } from "@/db/pg-array";',
+        "export const all = [readFileSync, sql, z, getDb, authorize, writeAudit, describeError, applyBatch, PROVIDERS, pgArray];",
         "",
       ].join("\n"),
     );

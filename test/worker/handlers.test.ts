@@ -35,11 +35,17 @@ describe("stripe customer.subscription.*", () => {
         entity_version: null,
       },
     ]);
-    await drain(db, undefined, { maxRounds: 1 }).catch(() => undefined); // one attempt; the event backs off as failed
-    const [row] = await query<{ last_error: string }>(db, sql`select last_error from webhook_event`);
-    expect(row?.last_error).toBe(
-      "payload has no integer event.created (at intake: version unusable: event.created 100000000000000000000 is not an integer below 2^53)",
+    await drain(db, undefined, { maxRounds: 1 }).catch(() => undefined);
+    // No retry can give it a usable version: dead at once, saying so and what intake found.
+    const [row] = await query<{ last_error: string; status: string }>(
+      db,
+      sql`select last_error, status from webhook_event`,
     );
+    expect(row).toEqual({
+      status: "dead",
+      last_error:
+        "permanent: payload has no integer event.created (at intake: version unusable: event.created 100000000000000000000 is not an integer below 2^53)",
+    });
   });
 
   it("[handlers] a created event writes the subscription at version event.created with the first item's price as plan", async () => {
@@ -95,17 +101,24 @@ describe("stripe customer.subscription.*", () => {
     expect(ev?.status).toBe("settled");
   });
 
-  it("[handlers] an update in the same second as the applied one is stale, and the timeline says it was a tie", async () => {
+  it("[handlers] an update in the same second with no evidence and no API is recorded as a tie, naming both events", async () => {
     await claim(db, "stripe", sub("evt_first", 3000, { status: "active" }));
     await drain(db);
     await claim(db, "stripe", sub("evt_same_second", 3000, { status: "canceled" }));
-    await drain(db);
-    const [t] = await query<{ note: string }>(
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["tie"]);
+    const [t] = await query<Record<string, unknown>>(
       db,
-      sql`select note from entity_transition where event_id = 'evt_same_second'`,
+      sql`select outcome, note, prior_version::int as prior_version, prior_event_id, resolution
+          from entity_transition where event_id = 'evt_same_second'`,
     );
-    expect(t?.note).toMatch(/^tie: version 3000 equals the applied version \(event evt_first\)/);
+    expect(t).toMatchObject({ outcome: "tie", prior_version: 3000, prior_event_id: "evt_first", resolution: null });
+    expect(t?.note).toMatch(/^tie at version 3000 with event evt_first: the order could not be decided/);
     expect((await subscriptionRow())?.status).toBe("active");
+    const [a] = await query<{ outcome: string }>(
+      db,
+      sql`select outcome from webhook_attempt where event_id = 'evt_same_second'`,
+    );
+    expect(a?.outcome).toBe("tie");
   });
 
   it("[handlers] a delete keeps the row canceled at its version, so a late older update cannot revive it", async () => {
@@ -118,19 +131,22 @@ describe("stripe customer.subscription.*", () => {
     expect(await subscriptionRow()).toMatchObject({ status: "canceled", version: "5000", updated_by_event: "evt_del" });
   });
 
-  it("[handlers] a subscription event without items fails with a clear error and writes no state", async () => {
+  it("[handlers] a subscription event without items is dead at once (permanent), with a clear error and no state", async () => {
     const payload = sub("evt_noitems", 6000);
     (payload.data.object as { items: unknown }).items = { object: "list", data: [] };
     await claim(db, "stripe", payload);
     const results = await drain(db);
-    expect(results.map((r) => r.outcome)).toEqual(["failed", "failed", "dead"]);
+    expect(results.map((r) => [r.outcome, r.errorKind])).toEqual([["dead", "permanent"]]);
+    expect(await query(db, sql`select outcome, error_kind from webhook_attempt`)).toEqual([
+      { outcome: "failed", error_kind: "permanent" },
+    ]);
     const [ev] = await query<{ status: string; last_error: string }>(
       db,
       sql`select status, last_error from webhook_event`,
     );
     expect(ev?.status).toBe("dead");
     expect(ev?.last_error).toBe(
-      "payload has no data.object.items.data[0].price.id (a subscription needs at least one item)",
+      "permanent: payload has no data.object.items.data[0].price.id (a subscription needs at least one item)",
     );
     expect(await query(db, sql`select 1 from subscription`)).toHaveLength(0);
     expect(await query(db, sql`select 1 from entity_version`)).toHaveLength(0);

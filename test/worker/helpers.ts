@@ -49,7 +49,11 @@ export async function drain(
   opts: { handlers?: HandlerLookup; maxRounds?: number } = {},
 ): Promise<Processed[]> {
   const all: Processed[] = [];
-  const ctx = { policy: settings.policy, handlers: opts.handlers ?? settings.handlers };
+  const ctx = {
+    policy: settings.policy,
+    handlers: opts.handlers ?? settings.handlers,
+    providerApi: settings.providerApi,
+  };
   for (let round = 0; round < (opts.maxRounds ?? 1000); round++) {
     const batch = await leaseDue(db, {
       workerId: settings.workerId,

@@ -21,4 +21,17 @@ export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
     return { entity: { type: "subscription", id: externalId, version }, state };
   },
   write: (tx, state, { entity, event }) => writeSubscription(tx, "paddle", state, entity.version, event.eventId),
+  // Paddle sends no previous values; a tie (rare: microsecond versions) asks GET /subscriptions/{id}.
+  current: {
+    path: (entity) => `/subscriptions/${encodeURIComponent(entity.id)}`,
+    state(body) {
+      const data = objectAt(body, "");
+      return {
+        externalId: stringAt(data, "id", "the API's subscription"),
+        customerId: optionalString(data, "customer_id"),
+        plan: firstPriceId(data.items, "the API's subscription.items"),
+        status: stringAt(data, "status", "the API's subscription"),
+      };
+    },
+  },
 });

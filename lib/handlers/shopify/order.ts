@@ -66,7 +66,7 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
       .onConflictDoUpdate({
         target: [order.source, order.externalId],
         set,
-        setWhere: sql`${order.version} < excluded.version`,
+        setWhere: sql`${order.version} <= excluded.version`,
       });
     return diff(before, row, FIELDS);
   },

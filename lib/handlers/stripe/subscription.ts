@@ -7,30 +7,45 @@ import { defineSnapshotHandler, HandlerInputError } from "../types";
  * is the subscription's birth and never changes across updates. A delete keeps the row as canceled at
  * its version, so a late, older update cannot bring it back.
  */
+function stateOf(object: Record<string, unknown>, deleted: boolean, where: string): SubscriptionState {
+  if (object.object !== undefined && object.object !== "subscription")
+    throw new HandlerInputError(`${where} is a ${String(object.object)}, not a subscription`);
+  const customer = object.customer;
+  return {
+    externalId: stringAt(object, "id", where),
+    customerId:
+      typeof customer === "string"
+        ? customer
+        : typeof customer === "object" && customer
+          ? optionalString(customer as Record<string, unknown>, "id")
+          : null,
+    plan: firstPriceId(object.items, `${where}.items.data`),
+    status: deleted ? "canceled" : stringAt(object, "status", where),
+  };
+}
+
 export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
   source: "stripe",
   types: ["customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted"],
   read({ payload, eventType }) {
     const object = objectAt(payload, "data.object");
-    if (object.object !== undefined && object.object !== "subscription")
-      throw new HandlerInputError(`data.object is a ${String(object.object)}, not a subscription`);
-    const externalId = stringAt(object, "id", "data.object");
+    const state = stateOf(object, eventType === "customer.subscription.deleted", "data.object");
     const version = integerAt(payload as Record<string, unknown>, "created", "event");
-    const deleted = eventType === "customer.subscription.deleted";
-    const status = deleted ? "canceled" : stringAt(object, "status", "data.object");
-    const customer = object.customer;
-    const state: SubscriptionState = {
-      externalId,
-      customerId:
-        typeof customer === "string"
-          ? customer
-          : typeof customer === "object" && customer
-            ? optionalString(customer as Record<string, unknown>, "id")
-            : null,
-      plan: firstPriceId(object.items, "data.object.items.data"),
-      status,
-    };
-    return { entity: { type: "subscription", id: externalId, version }, state };
+    return { entity: { type: "subscription", id: state.externalId, version }, state };
   },
   write: (tx, state, { entity, event }) => writeSubscription(tx, "stripe", state, entity.version, event.eventId),
+  // *.updated events carry the changed fields' previous values: the order of two events in one second.
+  chain({ payload }) {
+    const data = (payload as { data?: { object?: unknown; previous_attributes?: unknown } } | null)?.data;
+    if (!data || typeof data.object !== "object" || data.object === null) return undefined;
+    const previous = data.previous_attributes;
+    return {
+      after: data.object as Record<string, unknown>,
+      previous: typeof previous === "object" && previous !== null ? (previous as Record<string, unknown>) : undefined,
+    };
+  },
+  current: {
+    path: (entity) => `/v1/subscriptions/${encodeURIComponent(entity.id)}`,
+    state: (body) => stateOf(objectAt(body, ""), false, "the API's subscription"),
+  },
 });
