@@ -9,6 +9,7 @@ export const PERMISSIONS = {
   "sources.read": "support",
   "events.requeue": "ops",
   "events.process-now": "ops",
+  "events.apply-tie": "ops",
   "replay.start": "ops",
   "sources.test": "ops",
   "sources.manage": "admin",

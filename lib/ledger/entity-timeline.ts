@@ -19,8 +19,12 @@ export interface TimelineEntry {
   receivedAt: Date;
   /** The version the event carried (the provider's ordering key). */
   version: number | null;
-  /** applied / stale once the worker has weighed it; pending while it has not. */
-  outcome: "applied" | "stale" | "pending";
+  /** applied / stale / tie once the worker has weighed it; pending while it has not. */
+  outcome: "applied" | "stale" | "tie" | "pending";
+  /** For equal versions: how the order was decided (chain evidence, the provider's API, a person). */
+  resolution: "chain" | "provider-api" | "by-hand" | null;
+  /** The event whose state was applied before this one was weighed. */
+  priorEventId: string | null;
   changes: Record<string, { from: unknown; to: unknown }>;
   note: string | null;
   recordedAt: Date | null;
@@ -57,14 +61,17 @@ export async function getEntityTimeline(
     status: EventStatus | null;
     received_at: string | null;
     version: string | null;
-    outcome: "applied" | "stale" | null;
+    outcome: "applied" | "stale" | "tie" | null;
+    resolution: "chain" | "provider-api" | "by-hand" | null;
+    prior_event_id: string | null;
     changes: Record<string, { from: unknown; to: unknown }> | null;
     note: string | null;
     recorded_at: string | null;
   }>(
     await db.execute(sql`
       select coalesce(t.event_id, e.event_id) as event_id, e.event_type, e.status, e.received_at::text,
-             coalesce(t.version, e.entity_version)::text as version, t.outcome, t.changes, t.note, t.recorded_at::text
+             coalesce(t.version, e.entity_version)::text as version, t.outcome, t.resolution,
+             t.prior_event_id, t.changes, t.note, t.recorded_at::text
       from (select * from entity_transition
             where source = ${k.source} and entity_type = ${k.entityType} and entity_id = ${k.entityId}) t
       full join (select * from webhook_event
@@ -99,6 +106,8 @@ export async function getEntityTimeline(
       receivedAt: new Date(r.received_at ?? r.recorded_at ?? 0),
       version: r.version === null ? null : Number(r.version),
       outcome: r.outcome ?? "pending",
+      resolution: r.resolution,
+      priorEventId: r.prior_event_id,
       changes: r.changes ?? {},
       note: r.note,
       recordedAt: r.recorded_at ? new Date(r.recorded_at) : null,

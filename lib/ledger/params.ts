@@ -48,6 +48,9 @@ export function segmentValue(value: string): string {
   }
 }
 
+/** Whether a URL segment can be a source's slug at all (anything else is a 404 before any query). */
+export const isSourceSlug = (value: string): boolean => SOURCE_SLUG.test(value);
+
 /** An event's key from /events/{source}/{eventId}: unknown source → 404, an id no row can have → 400. */
 export function eventKeyFromParams(p: {
   source: string;

@@ -3,7 +3,11 @@ import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/auth/roles";
+import { ConflictError, ForbiddenError } from "@/lib/errors";
+import { handlerLookup } from "@/lib/handlers/registry";
 import { providerApiFromEnv } from "@/lib/handlers/provider-api";
+import { applyTiedEvent, listOpenTies } from "@/lib/ledger/ties";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
 
@@ -157,6 +161,61 @@ describe("ties: equal versions are ordered, not dropped", () => {
   });
 });
 
+describe("a tie left for a person", () => {
+  const ops: Actor = { id: "u-ops", email: "ops@example.com", role: "ops" };
+  const support: Actor = { id: "u-sup", email: "support@example.com", role: "support" };
+  const handlers = handlerLookup();
+
+  async function openTie(sub: string) {
+    await claim(db, "stripe", eventOf(`evt_${sub}_kept`, sub, 1000, B, A));
+    await drain(db);
+    await claim(db, "stripe", eventOf(`evt_${sub}_tied`, sub, 1000, C, { ...B, quantity: 3 }));
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["tie"]);
+  }
+
+  it("[ties] is listed for the overview, and ops can apply the other event: audited, on the timeline, then closed", async () => {
+    await openTie("sub_H1");
+    expect(await listOpenTies(db, support)).toMatchObject([
+      { entityId: "sub_H1", eventId: "evt_sub_H1_tied", keptEventId: "evt_sub_H1_kept", version: 1000 },
+    ]);
+    const input = { source: "stripe", eventId: "evt_sub_H1_tied" };
+    await expect(applyTiedEvent({ db, actor: support, input, handlers })).rejects.toBeInstanceOf(ForbiddenError);
+    expect(await applyTiedEvent({ db, actor: ops, input, handlers })).toEqual({
+      applied: true,
+      replacedEventId: "evt_sub_H1_kept",
+    });
+    expect(await subscription("sub_H1")).toMatchObject({ plan: "price_pro" });
+    const last = (await timeline("sub_H1")).at(-1);
+    expect(last).toMatchObject({ event_id: "evt_sub_H1_tied", outcome: "applied", resolution: "by-hand" });
+    expect(last?.note).toBe(
+      "applied by hand by ops@example.com: the tie with event evt_sub_H1_kept decided for this one",
+    );
+    expect(await listOpenTies(db, support)).toEqual([]);
+    await expect(applyTiedEvent({ db, actor: ops, input, handlers })).rejects.toThrow(/not an undecided tie/);
+    expect(
+      await query(db, sql`select action, result from audit_log where action = 'events.apply-tie' order by id`),
+    ).toEqual([
+      { action: "events.apply-tie", result: "refused" },
+      { action: "events.apply-tie", result: "ok" },
+      { action: "events.apply-tie", result: "error" },
+    ]);
+  });
+
+  it("[ties] applying a tie after the entity moved on is refused: the event is older now", async () => {
+    await openTie("sub_H2");
+    await claim(db, "stripe", eventOf("evt_sub_H2_newer", "sub_H2", 1001, { ...C, quantity: 9 }, C));
+    await drain(db);
+    const err = await applyTiedEvent({
+      db,
+      actor: ops,
+      input: { source: "stripe", eventId: "evt_sub_H2_tied" },
+      handlers,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect((err as Error).message).toMatch(/moved on to version 1001 since the tie/);
+  });
+});
+
 describe("the timeline tells the truth under concurrency", () => {
   it("[ties] a worker that waited on another's first insert records that worker's version and event as prior", async () => {
     // Another worker is mid-transaction having applied version 2000 of the entity (its row lock held).
@@ -186,23 +245,35 @@ describe("property: the last state the provider produced wins", () => {
   const STATUSES = ["trialing", "active", "past_due", "unpaid", "canceled"];
   const PRICES = ["price_a", "price_b", "price_c"];
   const change = fc.record({
-    field: fc.constantFrom("status", "price", "quantity", "cancelAtPeriodEnd"),
+    field: fc.constantFrom("status" as const, "price" as const, "quantity" as const, "cancelAtPeriodEnd" as const),
     pick: fc.nat(),
     sameSecond: fc.boolean(),
   });
-  const scenario = fc.record({
+  const scenario: fc.Arbitrary<Scenario> = fc.record({
     changes: fc.array(change, { minLength: 1, maxLength: 6 }),
     order: fc.array(fc.nat(), { minLength: 14, maxLength: 14 }),
     duplicates: fc.array(fc.nat({ max: 6 }), { maxLength: 3 }),
     drainAfter: fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
   });
 
+  interface Change {
+    field: "status" | "price" | "quantity" | "cancelAtPeriodEnd";
+    pick: number;
+    sameSecond: boolean;
+  }
+  interface Scenario {
+    changes: Change[];
+    order: number[];
+    duplicates: number[];
+    drainAfter: boolean[];
+  }
+
   /** A history of distinct states (a full-state revert within a second is left to the API: docs/handlers.md). */
-  function history(changes: fc.RecordValue<{ field: unknown; pick: unknown; sameSecond: unknown }>[]) {
+  function history(changes: Change[]) {
     const states: SubState[] = [A];
     const versions = [1000];
     const seen = new Set([JSON.stringify(A)]);
-    for (const [i, c] of (changes as { field: string; pick: number; sameSecond: boolean }[]).entries()) {
+    for (const [i, c] of changes.entries()) {
       const prev = states[states.length - 1]!;
       let next: SubState =
         c.field === "status"
@@ -221,7 +292,7 @@ describe("property: the last state the provider produced wins", () => {
   }
 
   let run = 0;
-  async function play(s: fc.RecordValue<typeof scenario extends fc.Arbitrary<infer T> ? T : never>, api: boolean) {
+  async function play(s: Scenario, api: boolean) {
     const subId = `sub_P${++run}`;
     const { states, versions } = history(s.changes);
     const events = states.map((st, i) =>

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { EventFilter, type EventFilterInput } from "@/lib/ledger/event-filter";
 import { EventKeyInput, processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { countRequeueable, requeueMatching, RequeueMatchingInput } from "@/lib/ledger/requeue-matching";
+import { applyTiedEvent } from "@/lib/ledger/ties";
 import { workerSettingsFromEnv } from "@/lib/worker/settings";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
@@ -57,6 +58,22 @@ export async function requeueMatchingAction(input: unknown): Promise<ActionResul
     revalidatePath("/events");
     revalidatePath("/");
     return { ok: true, data };
+  } catch (err) {
+    return actionError(err);
+  }
+}
+
+/** Ops decide an undecided tie for this event (applyTiedEvent checks the role and audits the call). */
+export async function applyTieAction(input: unknown): Promise<ActionResult<{ replacedEventId: string }>> {
+  try {
+    const { db, actor } = await getRequestContext();
+    const key = EventKeyInput.parse(input);
+    const { handlers } = workerSettingsFromEnv(getEnv(), "console", (slug) => sourcesFromEnv().kindOf(slug));
+    const { replacedEventId } = await applyTiedEvent({ db, actor, input: key, handlers });
+    revalidatePath("/events", "layout");
+    revalidatePath("/entities", "layout");
+    revalidatePath("/");
+    return { ok: true, data: { replacedEventId } };
   } catch (err) {
     return actionError(err);
   }

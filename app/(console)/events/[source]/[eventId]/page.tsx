@@ -182,14 +182,18 @@ export default async function EventPage({ params }: { params: Promise<{ source: 
                   </td>
                   <td className="num mono">{t.version ?? "—"}</td>
                   <td>
-                    <span className={`badge ${t.outcome}`}>{t.outcome}</span>
+                    <span className={`badge ${t.outcome}`}>
+                      {t.outcome === "tie" ? "tie: not decided" : t.outcome}
+                      {t.resolution === "chain" && " · ordered by chain evidence"}
+                      {t.resolution === "provider-api" && " · resolved from the provider's API"}
+                      {t.resolution === "by-hand" && " · decided by a person"}
+                    </span>
                   </td>
                   <td className="mono break changes">
                     {Object.entries(t.changes)
                       .map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`)
-                      .join("; ") ||
-                      t.note ||
-                      "—"}
+                      .join("; ") || "—"}
+                    {t.note && <div className="muted">{t.note}</div>}
                   </td>
                 </tr>
               ))}

@@ -2,10 +2,27 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { utc } from "@/components/utc";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { SOURCE_SLUG } from "@/db/schema/sources";
+import { can } from "@/lib/auth/roles";
+import { getEntityTimeline, type TimelineEntry } from "@/lib/ledger/entity-timeline";
+import { isSourceSlug } from "@/lib/ledger/params";
 import { requirePage } from "../../../../../_lib/session";
+import { ApplyTieButton } from "../../../../events/_components/apply-tie-button";
 import { eventHref, segment } from "../../../../events/_components/links";
+
+/** An outcome in the words support uses: what happened to the event, and, for a tie, who decided. */
+function outcomeLabel(e: TimelineEntry): string {
+  if (e.outcome === "pending") return `not applied yet (${e.eventStatus})`;
+  if (e.outcome === "tie") return "tie: not decided";
+  const by =
+    e.resolution === "chain"
+      ? " (tie ordered by the events' own evidence)"
+      : e.resolution === "provider-api"
+        ? " (tie resolved from the provider's API)"
+        : e.resolution === "by-hand"
+          ? " (tie decided by a person)"
+          : "";
+  return `${e.outcome === "applied" ? "applied" : "stale"}${by}`;
+}
 
 export const metadata: Metadata = { title: "Entity" };
 
@@ -27,10 +44,13 @@ export default async function EntityPage({
   const [type, id] = [segment(p.type), segment(p.id)];
   const path = `/entities/${encodeURIComponent(p.source)}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
   const { db, actor } = await requirePage("events.read", path);
-  if (!SOURCE_SLUG.test(p.source)) notFound();
+  if (!isSourceSlug(p.source)) notFound();
   const t = await getEntityTimeline(db, actor, { source: p.source, entityType: type, entityId: id });
   if (t.entries.length === 0 && !t.current) notFound();
   const search = `/events?${new URLSearchParams({ q: id }).toString()}`;
+  const mayDecide = can(actor.role, "events.apply-tie");
+  // A tie is open until a later row applies the same event by hand.
+  const decided = new Set(t.entries.filter((e) => e.resolution === "by-hand").map((e) => e.eventId));
   return (
     <>
       <p className="crumbs">
@@ -103,8 +123,11 @@ export default async function EntityPage({
               <td className="num mono">{e.version ?? "—"}</td>
               <td>
                 <span className={`badge ${e.outcome === "pending" ? e.eventStatus : e.outcome}`}>
-                  {e.outcome === "pending" ? `not applied yet (${e.eventStatus})` : e.outcome}
+                  {outcomeLabel(e)}
                 </span>
+                {e.outcome === "tie" && mayDecide && !decided.has(e.eventId) && (
+                  <ApplyTieButton source={t.source} eventId={e.eventId} keptEventId={e.priorEventId} />
+                )}
               </td>
               <td className="mono break changes">
                 {Object.entries(e.changes).map(([k, c]) => (
