@@ -78,13 +78,17 @@ export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderA
     return {
       apply: "event",
       resolution: "chain",
-      note: `tie at version ${entity.version} with ${other}, resolved by chain evidence: this event's previous values are that event's state, so it came after`,
+      note:
+        `tie at version ${entity.version} with ${other}, resolved by chain evidence: ` +
+        "this event's previous values are that event's state, so it came after",
     };
   if (order === "applied-after")
     return {
       apply: "none",
       resolution: "chain",
-      note: `tie at version ${entity.version} with ${other}, resolved by chain evidence: that event's previous values are this event's state, so it came after this one`,
+      note:
+        `tie at version ${entity.version} with ${other}, resolved by chain evidence: ` +
+        "that event's previous values are this event's state, so it came after this one",
     };
   let apiProblem: string | undefined;
   if (handler.current && providerApi) {
@@ -110,6 +114,8 @@ export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderA
   const why = apiProblem ?? (handler.current ? "no API key is configured for this source" : "no chain evidence");
   return {
     apply: "none",
-    note: `tie at version ${entity.version} with ${other}: the order could not be decided (${why}); kept that event's state, which was applied first. Apply this event by hand if it is the newer one.`,
+    note:
+      `tie at version ${entity.version} with ${other}: the order could not be decided (${why}); ` +
+      "kept that event's state, which was applied first. Apply this event by hand if it is the newer one.",
   };
 }
