@@ -1,6 +1,7 @@
 import next from "next";
 import { getEnv } from "@/lib/env";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
+import { componentLogger } from "@/lib/log";
 import { checkSourcesAtStart, registerAppStops } from "@/lib/server/app";
 import { startLedgerServer } from "@/lib/server/http";
 
@@ -10,10 +11,11 @@ import { startLedgerServer } from "@/lib/server/http";
  * SIGTERM drains them all (lib/lifecycle.ts) and exits 0 within SHUTDOWN_TIMEOUT_MS.
  */
 const env = getEnv();
-checkSourcesAtStart((m) => console.error(`[ledger] ${m}`));
+const log = componentLogger("ledger");
+checkSourcesAtStart((m) => log.fatal(m));
 const app = next({ dev: false, hostname: env.HOST, port: env.PORT });
 await app.prepare();
-const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[ledger] ${m}`) });
+const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => log.info(m) });
 const handle = app.getRequestHandler();
 const { url } = await startLedgerServer({
   host: env.HOST,
@@ -23,4 +25,4 @@ const { url } = await startLedgerServer({
 });
 registerAppStops(lifecycle);
 exitOnSignals(lifecycle);
-console.log(`[ledger] listening on ${url}`);
+log.info({ url }, `listening on ${url}`);

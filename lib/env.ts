@@ -155,6 +155,58 @@ export const EnvSchema = z.object({
   ADMIN_PASSWORD: z.string().min(12, "ADMIN_PASSWORD must be at least 12 characters").optional(),
   SIGN_IN_PER_MINUTE: int(5, 1),
   SESSION_HOURS: int(12, 1),
+  /** Retention (lib/retention): settled events received longer ago than this are pruned, leaving a tombstone. */
+  RETENTION_DAYS: int(90, 1),
+  /** How long a pruned event's tombstone keeps dedup (a late retry, a replay); at least RETENTION_DAYS. */
+  TOMBSTONE_DAYS: int(400, 1),
+  /** Finished replay runs older than this are deleted; audit rows older than AUDIT_RETENTION_DAYS (0: kept). */
+  REPLAY_RETENTION_DAYS: int(90, 1),
+  AUDIT_RETENTION_DAYS: int(365, 0),
+  /** How often the embedded worker runs retention (0: only `npm run prune`); events per batch; pause between. */
+  RETENTION_INTERVAL_MINUTES: int(60, 0),
+  RETENTION_BATCH_SIZE: int(500, 1),
+  RETENTION_PAUSE_MS: int(20, 0),
+  /** Set: GET /metrics needs `Authorization: Bearer <token>` (compared in constant time); unset: open. */
+  METRICS_TOKEN: optionalSecret,
+  /** pino's level; unset: info (warn under vitest, NODE_ENV=test). */
+  LOG_LEVEL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).optional(),
+  ),
+  /** json (one object a line); pretty for people (pino-pretty). Unset: pretty when NODE_ENV=development. */
+  LOG_FORMAT: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["json", "pretty"]).optional()),
+  /** Alerts (lib/alerts, README "Alerts"): a Slack incoming webhook; never logged or shown unmasked. */
+  ALERT_SLACK_WEBHOOK_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/\s]/i.test(v), "ALERT_SLACK_WEBHOOK_URL must be an http(s) URL")
+    .refine((v) => v === undefined || URL.canParse(v), "ALERT_SLACK_WEBHOOK_URL is not a valid URL"),
+  /** An endpoint that receives alerts signed with Standard Webhooks under ALERT_WEBHOOK_SECRET. */
+  ALERT_WEBHOOK_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/\s]/i.test(v), "ALERT_WEBHOOK_URL must be an http(s) URL")
+    .refine((v) => v === undefined || URL.canParse(v), "ALERT_WEBHOOK_URL is not a valid URL"),
+  ALERT_WEBHOOK_SECRET: optionalSecret.refine(
+    (v) => v === undefined || /^whsec_[A-Za-z0-9+/]{22,}={0,2}$/.test(v),
+    "ALERT_WEBHOOK_SECRET must be whsec_ followed by base64 (at least 16 bytes)",
+  ),
+  /** "an event went dead": on by default when a channel is set. */
+  ALERT_DEAD_EVENTS: z.enum(["on", "off"]).optional(),
+  /** Set: the rule is on by default with this threshold (the console may override it). */
+  ALERT_BACKLOG_MINUTES: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).optional()),
+  ALERT_REFUSALS_PER_10_MINUTES: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(1).optional(),
+  ),
+  ALERT_SILENT_HOURS: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).optional()),
+  ALERT_EVALUATE_MS: int(15_000, 1000),
+  /** One alert request, connect to answer; the evaluator's tick never waits longer on a channel. */
+  ALERT_SEND_TIMEOUT_MS: int(5000, 100),
+  ALERT_MAX_ATTEMPTS: int(8, 1),
+  ALERT_BACKOFF_BASE_MS: int(10_000, 100),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,9 +1,9 @@
 import { getClaimDb } from "@/db";
 import { getEnv } from "@/lib/env";
-import { describeError } from "@/lib/errors";
 import { connectDedupCache } from "@/lib/intake/dedup-cache";
 import { confirmFromProviders } from "@/lib/replay/confirm";
 import { replayApiConfigFromEnv } from "@/lib/replay/sources";
+import { componentLogger, getLogger } from "@/lib/log";
 import { refusalsFromEnv, sourcesFromEnv } from "@/lib/sources/from-env";
 import type { ReceiverDeps } from "./receive";
 
@@ -12,6 +12,8 @@ let deps: ReceiverDeps | undefined;
 export function receiverDepsFromEnv(): ReceiverDeps {
   if (deps) return deps;
   const env = getEnv();
+  const logger = getLogger();
+  const dedupLogger = componentLogger("dedup-cache", logger);
   deps = {
     getDb: getClaimDb,
     config: {
@@ -27,14 +29,15 @@ export function receiverDepsFromEnv(): ReceiverDeps {
       replayTokens: { ...env.REPLAY_TOKENS, ...(env.REPLAY_TOKEN ? { "*": [env.REPLAY_TOKEN] } : {}) },
       claimMode: env.CLAIM_MODE,
     },
-    log: (message, err) => console.error(message, describeError(err)),
+    // Messages carry their own "[webhooks] slug: …" prefix; what went wrong is `err` (message and code, never a payload).
+    log: (message, err) => logger.warn(err === undefined ? {} : { err }, message),
     confirmReplay: confirmFromProviders(replayApiConfigFromEnv(env)),
     refusals: refusalsFromEnv(),
     dedup: env.DEDUP_CACHE_URL
       ? connectDedupCache({
           url: env.DEDUP_CACHE_URL,
           ttlSeconds: env.DEDUP_CACHE_TTL_SECONDS,
-          log: (m) => console.error(`[dedup-cache] ${m}`),
+          log: (m) => dedupLogger.warn(m),
         })
       : undefined,
   };

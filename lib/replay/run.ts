@@ -6,6 +6,7 @@ import { describeError, isRetryableConflict } from "@/lib/errors";
 import { claimEvents, type Claim } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
 import { jsonDepthExceeds } from "@/lib/intake/json";
+import { getMetrics } from "@/lib/metrics";
 
 /** WEBHOOK_MAX_DEPTH's default: real payloads nest under 15 levels. */
 const REPLAY_MAX_DEPTH = 64;
@@ -38,6 +39,17 @@ interface PageCounts {
   duplicates: number;
   failed: number;
   skipped?: string;
+}
+
+/** A committed page's counts, as webhook_replay_events_total{source,result}. */
+function countReplayPage(was: ReplayRun, now: ReplayRun): void {
+  const counter = getMetrics().replayEvents;
+  const deltas = {
+    new: now.new - was.new,
+    duplicate: now.duplicates - was.duplicates,
+    failed: now.failed - was.failed,
+  };
+  for (const [result, n] of Object.entries(deltas)) if (n > 0) counter.inc({ source: now.source, result }, n);
 }
 
 async function existingIds(db: Db, source: string, ids: string[]): Promise<Set<string>> {
@@ -208,7 +220,9 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
         if (stop.signal.aborted) throw stop.signal.reason;
         step = `committing ${at}`;
         const before = run.new;
+        const was = run;
         run = await commitPage(db, run, lease, inputs, counts, page.next, deps.statementTimeoutMs);
+        if (!run.dryRun) countReplayPage(was, run);
         if (!run.dryRun && run.new > before) deps.onClaimed?.(run.new - before);
       } catch (err) {
         if (stop.signal.aborted || err instanceof LeaseLostError) throw err;

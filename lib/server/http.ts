@@ -1,14 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getDb as getMainDb, type Db } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
-import { checkHealth } from "@/lib/health";
+import { checkHealth, checkLiveness, checkReadiness, type WorkerProbe } from "@/lib/health";
 import type { Lifecycle } from "@/lib/lifecycle";
+import { componentLogger, getLogger, requestIdFor, type Logger } from "@/lib/log";
+import { createDbGaugeReader, getMetrics, scrapeAllowed, type DbGaugeReader, type LedgerMetrics } from "@/lib/metrics";
 import { receiverDepsFromEnv } from "@/lib/receiver/from-env";
 import { createBodyBudget } from "@/lib/receiver/body-budget";
-import { handleNodeWebhook, WEBHOOK_PATH, type NodeIntakeLimits } from "@/lib/receiver/node";
-import type { ReceiverDeps } from "@/lib/receiver/receive";
-import { afterClaim } from "@/lib/worker/embedded";
+import {
+  handleNodeWebhook,
+  observeDelivery,
+  WEBHOOK_PATH,
+  type DeliveryObserver,
+  type NodeIntakeLimits,
+} from "@/lib/receiver/node";
+import type { ReceiveAnswer, ReceiverDeps } from "@/lib/receiver/receive";
+import { afterClaim, embeddedWorkerProbe } from "@/lib/worker/embedded";
+import { SECURITY_HEADERS } from "./security-headers";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -16,10 +26,10 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
+    ...SECURITY_HEADERS, // as Next would have added to /api/health, which used to answer through it
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
     "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
   });
   res.end(text);
 }
@@ -31,28 +41,50 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
  */
 export const SERVER_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, checkIntervalMs: 1000 };
 
+/** What the operations endpoints read; each defaults to the process's own. */
+export interface OpsOptions {
+  logger?: Logger;
+  metrics?: LedgerMetrics;
+  /** GET /metrics needs `Authorization: Bearer <token>` when set (default METRICS_TOKEN). */
+  metricsToken?: string;
+  /** The database health, readiness and the gauges read (default: the main pool). */
+  getDb?: () => Promise<Db>;
+  /** The ledger gauges (default: read through `getDb`, one query set per 5 s). */
+  gauges?: DbGaugeReader;
+  /** Readiness's worker check (default: the embedded worker, when WORKER_MODE=embedded). */
+  worker?: WorkerProbe;
+  /** A claim's work (default: the embedded worker's fast path, or a NOTIFY to the standalone ones). */
+  onWork?: (work: NonNullable<ReceiveAnswer["work"]>) => void;
+}
+
+const pathOf = (url: string | undefined) => (url ?? "").split("?", 1)[0];
+
 /**
  * The process's HTTP server: POST /api/webhooks/* straight on node:http (the same receiver as the Next
- * route handler, without the framework's per-request cost), everything else to Next when it is given,
- * else /api/health alone (a receiver-only process). Registered with the lifecycle: on shutdown it
- * stops accepting, answers deliveries still arriving on open connections with 503, and waits for those
- * in flight.
+ * route handler, without the framework's per-request cost), GET /metrics and /api/health{,/live,/ready}
+ * likewise, everything else to Next when it is given. Every answer carries an `x-request-id`. Registered
+ * with the lifecycle: on shutdown it stops accepting, answers deliveries still arriving on open connections
+ * with 503, and waits for those in flight.
  */
-export async function startLedgerServer(opts: {
-  host: string;
-  port: number;
-  lifecycle: Lifecycle;
-  next?: NodeHandler;
-  log?: (message: string) => void;
-  /** Tests: a receiver of their own, instead of the environment's. */
-  deps?: ReceiverDeps;
-  /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES). */
-  limits?: Partial<NodeIntakeLimits>;
-  /** Tests: tighter bounds than SERVER_TIMEOUTS. */
-  timeouts?: Partial<typeof SERVER_TIMEOUTS>;
-}): Promise<{ server: Server; url: string; limits: NodeIntakeLimits }> {
+export async function startLedgerServer(
+  opts: OpsOptions & {
+    host: string;
+    port: number;
+    lifecycle: Lifecycle;
+    next?: NodeHandler;
+    /** Failed requests to Next (default: the logger). */
+    log?: (message: string) => void;
+    /** Tests: a receiver of their own, instead of the environment's. */
+    deps?: ReceiverDeps;
+    /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES). */
+    limits?: Partial<NodeIntakeLimits>;
+    /** Tests: tighter bounds than SERVER_TIMEOUTS. */
+    timeouts?: Partial<typeof SERVER_TIMEOUTS>;
+  },
+): Promise<{ server: Server; url: string; limits: NodeIntakeLimits }> {
   const { lifecycle, next } = opts;
-  const log = opts.log ?? ((m: string) => console.log(m));
+  const logger = componentLogger("ledger", opts.logger ?? getLogger());
+  const log = opts.log ?? ((m: string) => logger.error(m));
   const deps = opts.deps ?? receiverDepsFromEnv();
   const env = getEnv();
   const limits: NodeIntakeLimits = {
@@ -65,19 +97,82 @@ export async function startLedgerServer(opts: {
     requestTimeout: timeouts.requestMs,
     connectionsCheckingInterval: timeouts.checkIntervalMs,
   };
+  const metrics = opts.metrics ?? getMetrics();
+  const getDb = opts.getDb ?? getMainDb;
+  const gaugeLogger = componentLogger("metrics", opts.logger ?? getLogger());
+  metrics.useDatabase(
+    opts.gauges ??
+      createDbGaugeReader({
+        query: async (q) => (await getDb()).execute(q),
+        onError: (err) => gaugeLogger.warn({ err }, "the ledger's gauges could not be read"),
+      }),
+  );
+  const metricsToken = "metricsToken" in opts ? opts.metricsToken : env.METRICS_TOKEN;
+  const worker = opts.worker ?? embeddedWorkerProbe();
+  const observer: DeliveryObserver = { logger: componentLogger("webhooks", opts.logger ?? getLogger()), metrics };
+  const onWork = opts.onWork ?? ((work) => void afterClaim(work));
+  const healthLogger = componentLogger("health", opts.logger ?? getLogger());
+
+  const serveMetrics: NodeHandler = async (req, res) => {
+    if (!scrapeAllowed(req.headers.authorization, metricsToken))
+      return json(res, 401, { error: "a bearer token is required" }, { "www-authenticate": 'Bearer realm="metrics"' });
+    const { contentType, body } = await metrics.render();
+    res.writeHead(200, {
+      "content-type": contentType,
+      "content-length": Buffer.byteLength(body),
+      ...SECURITY_HEADERS,
+      "cache-control": "no-store",
+    });
+    res.end(body);
+  };
+  // Answered here for every process, before Next: cheap, and still answering when Next is busy or wedged.
+  const ops = new Map<string, NodeHandler>([
+    ["/metrics", serveMetrics],
+    [
+      "/api/health",
+      async (_req, res) => {
+        const health = await checkHealth(getDb, undefined, healthLogger);
+        json(res, health.ok ? 200 : 503, health);
+      },
+    ],
+    ["/api/health/live", async (_req, res) => json(res, 200, checkLiveness())],
+    [
+      "/api/health/ready",
+      async (_req, res) => {
+        const ready = await checkReadiness({ getDb, worker, logger: healthLogger });
+        json(res, ready.ok ? 200 : 503, ready);
+      },
+    ],
+  ]);
+
   const server = createServer(serverOptions, (req, res) => {
+    const requestId = requestIdFor(req, res);
     if (req.method === "POST" && WEBHOOK_PATH.test(req.url ?? "")) {
       if (lifecycle.stopping) {
         // The provider retries elsewhere (another instance) or later; nothing was read or written.
         res.shouldKeepAlive = false;
-        return json(res, 503, { error: "shutting down, retry later" }, { "retry-after": "1", connection: "close" });
+        const answer: ReceiveAnswer = {
+          status: 503,
+          body: { error: "shutting down, retry later" },
+          headers: { "retry-after": "1", connection: "close" },
+          outcome: "unavailable",
+        };
+        json(res, answer.status, answer.body, answer.headers);
+        return observeDelivery(deps, observer, {
+          slug: WEBHOOK_PATH.exec(req.url ?? "")?.[1],
+          answer,
+          requestId,
+          ms: 0,
+        });
       }
-      void handleNodeWebhook(req, res, deps, (work) => void afterClaim(work), limits);
+      void handleNodeWebhook(req, res, deps, onWork, limits, observer);
       return;
     }
-    const answer = next ? next(req, res) : fallback(req, res);
+    const op = req.method === "GET" ? ops.get(pathOf(req.url) ?? "") : undefined;
+    const answer = op ? op(req, res) : next ? next(req, res) : fallback(req, res);
     answer.catch((err: unknown) => {
-      log(`[ledger] request failed: ${describeError(err)}`);
+      if (op) logger.error({ err, requestId, path: pathOf(req.url) }, "request failed");
+      else log(`request failed (${requestId}): ${describeError(err)}`);
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
@@ -106,10 +201,8 @@ export async function startLedgerServer(opts: {
   return { server, url: `http://${opts.host}:${port}`, limits };
 }
 
-async function fallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.method === "GET" && (req.url === "/api/health" || req.url?.startsWith("/api/health?"))) {
-    const health = await checkHealth();
-    return json(res, health.ok ? 200 : 503, health);
-  }
-  json(res, 404, { error: "this process serves only POST /api/webhooks/{source} and GET /api/health" });
+async function fallback(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  json(res, 404, {
+    error: "this process serves only POST /api/webhooks/{source}, GET /metrics and GET /api/health{,/live,/ready}",
+  });
 }

@@ -2,7 +2,9 @@ import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
 import { leaseDue, leaseOne, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
-import type { EventKey } from "@/lib/ledger/types";
+import type { EventKey, LeasedEvent } from "@/lib/ledger/types";
+import { componentLogger, type Logger } from "@/lib/log";
+import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
 import type { WorkerSettings } from "./settings";
 
 export interface Worker {
@@ -16,12 +18,22 @@ export interface Worker {
    * and fewer than `fastPathConcurrency` are in progress (else the loops take it; it is committed).
    */
   processClaimed(key: EventKey): Promise<Processed | undefined>;
+  /**
+   * When this worker was last seen alive (Date.now() ms): a loop went round, or a batch is in hand for less
+   * than a lease. Undefined before start and after stop. Readiness reads it (lib/health.ts).
+   */
+  lastTickAt(): number | undefined;
 }
 
 export interface WorkerDeps {
   getDb: () => Promise<Db>;
   settings: WorkerSettings;
+  /** Batch lines and the worker's warnings (default: the process's logger, component "worker"). */
+  logger?: Logger;
+  /** Messages only, instead of the logger's warnings (batch lines still go to the logger). */
   log?: (message: string) => void;
+  /** Attempts and processing time (default: the process's metrics). */
+  metrics?: LedgerMetrics;
   /** Subscribe to cross-process wake-ups (Postgres LISTEN); absent on PGlite, where polling suffices. */
   listen?: (onWake: () => void) => Promise<() => Promise<void>>;
 }
@@ -31,8 +43,13 @@ export interface WorkerDeps {
  * `concurrency` slots leases a batch, applies and settles it, and sleeps until woken or the poll
  * interval passes. A reaper takes back expired leases so a dead worker's events are retried.
  */
-export function createWorker({ getDb, settings, log = () => {}, listen }: WorkerDeps): Worker {
+export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): Worker {
+  const logger = deps.logger ?? componentLogger("worker");
+  const metrics = deps.metrics ?? getMetrics();
+  const log = deps.log ?? ((message: string) => logger.warn(message));
   let running = false;
+  let lastTick: number | undefined;
+  const busy = new Set<{ since: number }>();
   let sleepers: (() => void)[] = [];
   const loops: Promise<void>[] = [];
   let reaper: NodeJS.Timeout | undefined;
@@ -45,6 +62,38 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
     statementTimeoutMs: settings.statementTimeoutMs,
   };
   const fastPath = new Set<Promise<unknown>>();
+
+  /** Apply and settle one leased batch; count its attempts, time it, and say so in one line. */
+  async function settleBatch(db: Db, batch: LeasedEvent[], path: "batch" | "fast_path"): Promise<Processed[]> {
+    const inHand = { since: Date.now() };
+    busy.add(inHand);
+    const t0 = performance.now();
+    try {
+      const results = await processLeased(db, batch, ctx);
+      const seconds = (performance.now() - t0) / 1000;
+      metrics.processingDuration.observe({ path }, seconds);
+      const outcomes: Record<string, number> = {};
+      for (const r of results) {
+        const label = attemptOutcomeLabel(r.outcome);
+        outcomes[label] = (outcomes[label] ?? 0) + 1;
+      }
+      for (const [outcome, n] of Object.entries(outcomes)) metrics.attempts.inc({ outcome }, n);
+      logger.info(
+        {
+          path,
+          count: batch.length,
+          outcomes,
+          ms: Math.round(seconds * 10_000) / 10,
+          ...(batch.length === 1 ? { source: batch[0]!.source, eventId: batch[0]!.eventId } : {}),
+        },
+        "batch settled",
+      );
+      return results;
+    } finally {
+      busy.delete(inHand);
+      lastTick = Date.now();
+    }
+  }
 
   const wake = () => {
     const waiting = sleepers;
@@ -64,6 +113,7 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
 
   async function loop(slot: number) {
     while (running) {
+      lastTick = Date.now();
       try {
         const db = await getDb();
         const batch = await leaseDue(db, {
@@ -72,7 +122,7 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
           limit: settings.batchSize,
         });
         if (batch.length > 0) {
-          await processLeased(db, batch, ctx);
+          await settleBatch(db, batch, "batch");
           continue;
         }
       } catch (err) {
@@ -86,6 +136,7 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
     try {
       const reaped = await reapExpiredLeases(await getDb(), settings.policy);
       if (reaped.length > 0) {
+        metrics.attempts.inc({ outcome: "lease_expired" }, reaped.length);
         log(`took back ${reaped.length} expired lease(s)`);
         wake();
       }
@@ -107,6 +158,12 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
         },
         (err: unknown) => log(`listen failed, polling only: ${describeError(err)}`),
       );
+    },
+    lastTickAt() {
+      if (!running) return undefined;
+      // A batch in hand for less than a lease is a worker at work, not a stalled one.
+      for (const b of busy) if (Date.now() - b.since < settings.leaseMs) return Date.now();
+      return lastTick;
     },
     async stop() {
       running = false;
@@ -130,7 +187,7 @@ export function createWorker({ getDb, settings, log = () => {}, listen }: Worker
           statuses: ["claimed"],
         });
         if (!leased) return undefined;
-        const [result] = await processLeased(db, [leased], ctx);
+        const [result] = await settleBatch(db, [leased], "fast_path");
         return result;
       })();
       fastPath.add(work);

@@ -65,8 +65,10 @@ export function spawnProcess(cmd: string, args: string[] = [], opts: SpawnOption
   const startedAt = Date.now();
   // Next.js declares NODE_ENV required on ProcessEnv; a child without it is still valid.
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...(opts.inheritEnv === false ? {} : process.env), ...opts.env }))
-    if (v !== undefined) env[k] = v;
+  // The child's lifecycle lines ("listening on", "started:") are what tests wait for: info, whatever the
+  // test process's NODE_ENV=test would make the logger's default.
+  const base = { ...(opts.inheritEnv === false ? {} : process.env), LOG_LEVEL: "info" };
+  for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
   const child: ChildProcess = spawn(cmd, args, {
     cwd: opts.cwd,
     env: env as NodeJS.ProcessEnv,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import type { ClaimInput } from "@/lib/intake/claim";
 import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
@@ -8,6 +8,11 @@ import { setupTestDb } from "../db";
 import { query } from "./helpers";
 
 const { db } = setupTestDb();
+// A worker left running by a failed or timed-out test would go on draining later files' events: none is.
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+});
 
 /** `npm run worker` as a real child process on this run's database. */
 function startWorker(extraEnv: Record<string, string> = {}): {
@@ -26,10 +31,13 @@ function startWorker(extraEnv: Record<string, string> = {}): {
       WORKER_BACKOFF_BASE_MS: "10",
       WORKER_BACKOFF_MAX_MS: "50",
       WORKER_MAX_ATTEMPTS: "50",
+      // "started:" is an info line; under vitest's NODE_ENV=test the logger would default to warn.
+      LOG_LEVEL: "info",
       ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.add(child);
   let output = "";
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
