@@ -1,18 +1,22 @@
 import { sourcesFromEnv } from "@/lib/sources/from-env";
+import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { connectPostgres } from "@/db/client";
 import { migratePostgresUrl } from "@/db/migrate";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
+import { componentLogger } from "@/lib/log";
 import { createWorker } from "./run";
 import { workerSettingsFromEnv } from "./settings";
 import { WAKE_CHANNEL } from "./wake";
+
+const logger = componentLogger("worker");
 
 /** `npm run worker`: a standalone worker process, for scaling out beside the app. */
 async function main() {
   const env = getEnv();
   if (!env.DATABASE_URL) {
-    console.error(
+    logger.fatal(
       "npm run worker needs DATABASE_URL: the embedded database belongs to the app process (its worker runs inside it).",
     );
     process.exit(2);
@@ -29,20 +33,27 @@ async function main() {
   const worker = createWorker({
     getDb: () => Promise.resolve(handle.db),
     settings,
-    log: (m) => console.log(`[worker] ${m}`),
+    logger,
     listen: (onWake) => handle.listen!(WAKE_CHANNEL, onWake),
   });
-  const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => console.log(`[worker] ${m}`) });
+  const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => logger.info(m) });
   lifecycle.onStop("work", "worker", () => worker.stop());
+  lifecycle.onStop("work", "alert evaluator", stopAlertEvaluator);
   lifecycle.onStop("connections", "database pool", () => handle.close());
   exitOnSignals(lifecycle);
   worker.start();
-  console.log(
-    `[worker] ${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`,
+  startAlertEvaluator({
+    getDb: () => Promise.resolve(handle.db),
+    role: "worker",
+    log: (m) => console.log(`[alerts] ${m}`),
+  });
+  logger.info(
+    { workerId: settings.workerId },
+    `${settings.workerId} started: ${settings.concurrency} loop(s), batches of ${settings.batchSize}`,
   );
 }
 
 main().catch((err: unknown) => {
-  console.error("[worker] failed to start:", describeError(err));
+  logger.fatal({ err }, `failed to start: ${describeError(err)}`);
   process.exit(1);
 });

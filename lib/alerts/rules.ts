@@ -1,0 +1,116 @@
+import type { AlertRule, AlertRuleRow } from "@/db/schema/alerts";
+import type { Env } from "@/lib/env";
+
+/** What a rule is and what its threshold counts, as the console and the messages say it. */
+export interface RuleDefinition {
+  rule: AlertRule;
+  label: string;
+  /** The threshold's unit ("minutes"), or undefined for a rule without one. */
+  unit?: string;
+  min?: number;
+  max?: number;
+  /** Shown in the console when a rule with no threshold configured is turned on. */
+  suggested?: number;
+  /** The variable that sets the deploy's default. */
+  variable: string;
+  describe: (threshold: number | null) => string;
+}
+
+export const RULE_DEFINITIONS: Record<AlertRule, RuleDefinition> = {
+  dead_event: {
+    rule: "dead_event",
+    label: "An event went dead",
+    variable: "ALERT_DEAD_EVENTS",
+    describe: () => "an event used up its attempts and waits for a person",
+  },
+  backlog_age: {
+    rule: "backlog_age",
+    label: "Backlog older than",
+    unit: "minutes",
+    min: 1,
+    max: 7 * 24 * 60,
+    suggested: 15,
+    variable: "ALERT_BACKLOG_MINUTES",
+    describe: (n) => `the oldest claimed or failed event has been due for more than ${n ?? "N"} minutes`,
+  },
+  refusal_rate: {
+    rule: "refusal_rate",
+    label: "Refused deliveries above",
+    unit: "per 10 minutes",
+    min: 1,
+    max: 1_000_000,
+    suggested: 50,
+    variable: "ALERT_REFUSALS_PER_10_MINUTES",
+    describe: (n) => `a source refused more than ${n ?? "N"} deliveries in the last 10 minutes`,
+  },
+  source_silent: {
+    rule: "source_silent",
+    label: "Source silent for",
+    unit: "hours",
+    min: 1,
+    max: 30 * 24,
+    suggested: 6,
+    variable: "ALERT_SILENT_HOURS",
+    describe: (n) => `an active source has had no delivery for more than ${n ?? "N"} hours`,
+  },
+};
+
+/** The order the console lists them in. */
+export const RULE_ORDER: readonly AlertRule[] = ["dead_event", "backlog_age", "refusal_rate", "source_silent"];
+
+/** A rule as it applies now: the console's row if there is one, else the deploy's default. */
+export interface EffectiveRule {
+  rule: AlertRule;
+  enabled: boolean;
+  threshold: number | null;
+  origin: { kind: "default"; variable?: string } | { kind: "console"; by: string; at: Date };
+}
+
+export type RuleDefaultsEnv = Pick<
+  Env,
+  | "ALERT_DEAD_EVENTS"
+  | "ALERT_BACKLOG_MINUTES"
+  | "ALERT_REFUSALS_PER_10_MINUTES"
+  | "ALERT_SILENT_HOURS"
+  | "ALERT_SLACK_WEBHOOK_URL"
+  | "ALERT_WEBHOOK_URL"
+>;
+
+/** The deploy's rules: a threshold variable set turns its rule on; dead events are on when a channel is set. */
+export function defaultRules(env: Partial<RuleDefaultsEnv>): Record<AlertRule, EffectiveRule> {
+  const channel = Boolean(env.ALERT_SLACK_WEBHOOK_URL || env.ALERT_WEBHOOK_URL);
+  const byThreshold = (rule: AlertRule, value: number | undefined): EffectiveRule => ({
+    rule,
+    enabled: value !== undefined,
+    threshold: value ?? RULE_DEFINITIONS[rule].suggested ?? null,
+    origin: { kind: "default", variable: value === undefined ? undefined : RULE_DEFINITIONS[rule].variable },
+  });
+  return {
+    dead_event: {
+      rule: "dead_event",
+      enabled: env.ALERT_DEAD_EVENTS === undefined ? channel : env.ALERT_DEAD_EVENTS === "on",
+      threshold: null,
+      origin: { kind: "default", variable: env.ALERT_DEAD_EVENTS === undefined ? undefined : "ALERT_DEAD_EVENTS" },
+    },
+    backlog_age: byThreshold("backlog_age", env.ALERT_BACKLOG_MINUTES),
+    refusal_rate: byThreshold("refusal_rate", env.ALERT_REFUSALS_PER_10_MINUTES),
+    source_silent: byThreshold("source_silent", env.ALERT_SILENT_HOURS),
+  };
+}
+
+export function effectiveRules(
+  defaults: Record<AlertRule, EffectiveRule>,
+  rows: readonly AlertRuleRow[],
+): Record<AlertRule, EffectiveRule> {
+  const out = { ...defaults };
+  for (const row of rows) {
+    if (!(row.rule in RULE_DEFINITIONS)) continue;
+    out[row.rule] = {
+      rule: row.rule,
+      enabled: row.enabled,
+      threshold: RULE_DEFINITIONS[row.rule].unit ? (row.threshold ?? defaults[row.rule].threshold) : null,
+      origin: { kind: "console", by: row.updatedBy, at: row.updatedAt },
+    };
+  }
+  return out;
+}
