@@ -3,7 +3,8 @@
  * ~1,000 due, the rest a dead pile) and times the lib queries behind each console page, then tries
  * candidate indexes by hand. A second database with a tenth of the rows and the same backlog shows
  * whether the worker's pending scan stays flat. Both databases are dropped unless `--keep`;
- * `--db NAME` reuses a kept database for the big one (`--rows` must match its size).
+ * `--db NAME` reuses a kept database for the big one (`--rows` must match its size). `--seed-only` seeds the
+ * big one, prints what each relation of the ledger takes (heap, TOAST, every index) and stops there.
  */
 import { writeFileSync } from "node:fs";
 import os from "node:os";
@@ -82,8 +83,34 @@ async function leaseOn(url: string, plans: string[]): Promise<Row> {
   }
 }
 
+/** Bytes per relation of the ledger's big tables (heap, TOAST, each index), and the average stored column sizes. */
+async function storage(sql: ReturnType<typeof connect>): Promise<void> {
+  const mb = (b: string | number) => `${(Number(b) / 2 ** 20).toFixed(0)} MB`;
+  const rels = await sql<{ rel: string; kind: string; bytes: string }[]>`
+    select * from (select t.relname as rel, 'total' as kind, pg_total_relation_size(t.oid)::text as bytes from pg_class t
+      where t.relname in ('webhook_event', 'webhook_delivery', 'webhook_attempt', 'entity_transition')
+    union all select t.relname, 'heap', pg_relation_size(t.oid)::text from pg_class t where t.relname = 'webhook_event'
+    union all select t.relname, 'toast', pg_total_relation_size(t.reltoastrelid)::text from pg_class t
+      where t.relname = 'webhook_event' and t.reltoastrelid <> 0
+    union all select i.indexrelid::regclass::text, 'index', pg_relation_size(i.indexrelid)::text from pg_index i
+      where i.indrelid = 'webhook_event'::regclass) r
+    order by kind desc, bytes::bigint desc`;
+  for (const r of rels) console.log(`  ${r.kind.padEnd(5)} ${r.rel.padEnd(40)} ${mb(r.bytes).padStart(8)}`);
+  const [cols] = await sql<Record<string, string>[]>`
+    select round(avg(pg_column_size(raw_body))) as raw_body, round(avg(octet_length(raw_body))) as raw_body_text,
+           round(avg(pg_column_size(payload))) as payload, round(avg(pg_column_size(headers))) as headers,
+           round(avg(pg_column_size(subject_ids))) as subject_ids, round(avg(pg_column_size(e.*))) as row
+    from webhook_event e tablesample system (2)`;
+  console.log(`  average stored bytes per row: ${JSON.stringify(cols)}`);
+}
+
 async function main() {
   console.log(`load average before: ${load()} (${os.availableParallelism()} cores)`);
+  if (flag("seed-only"))
+    return withDb(`ledger_bench_console_${STAMP}`, shape, async (url) => {
+      const sql = connect(url);
+      await storage(sql).finally(() => sql.end({ timeout: 5 }));
+    });
   const plans: string[] = [];
   const small = await withDb(`ledger_bench_console_${STAMP}_small`, { ...shape, rows: Math.round(ROWS / 10) }, (url) =>
     leaseOn(url, plans),

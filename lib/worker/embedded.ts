@@ -1,15 +1,20 @@
 import { sourcesFromEnv } from "@/lib/sources/from-env";
+import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { getDbHandle } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
+import type { WorkerProbe } from "@/lib/health";
 import type { EventKey } from "@/lib/ledger/types";
+import { componentLogger, type Logger } from "@/lib/log";
+import { startEmbeddedRetention, stopEmbeddedRetention } from "@/lib/retention/embedded";
 import { createWorker, type Worker } from "./run";
 import { workerSettingsFromEnv } from "./settings";
 import { coalesce, WAKE_CHANNEL } from "./wake";
 
 const globalForWorker = globalThis as unknown as { __ledgerWorker?: Worker; __ledgerNotify?: () => void };
 
-const log = (message: string) => console.log(`[worker] ${message}`);
+let logger: Logger | undefined;
+const log = (message: string) => (logger ??= componentLogger("worker")).warn(message);
 
 /** The worker that lives inside the app process (WORKER_MODE=embedded). One per process. */
 export function startEmbeddedWorker(): Worker | undefined {
@@ -19,23 +24,46 @@ export function startEmbeddedWorker(): Worker | undefined {
     const worker = createWorker({
       getDb: async () => (await handle).db,
       settings: workerSettingsFromEnv(getEnv(), "embedded", (slug) => sourcesFromEnv().kindOf(slug)),
-      log,
       listen: async (onWake) => {
         const h = await handle;
         return h.listen ? h.listen(WAKE_CHANNEL, onWake) : async () => {};
       },
     });
     worker.start();
+    // Alerts run on their own timer beside the worker's loops (lib/alerts), never inside them.
+    startAlertEvaluator({
+      getDb: async () => (await handle).db,
+      role: "embedded",
+      log: (m) => componentLogger("alerts").warn(m),
+    });
+    startEmbeddedRetention({
+      getDb: async () => (await handle).db,
+      role: "embedded",
+      log: (m) => componentLogger("retention").info(m),
+    });
     return worker;
   })();
   return globalForWorker.__ledgerWorker;
+}
+
+/**
+ * What readiness asks of this process's worker: whether one runs here (WORKER_MODE=embedded) and when it
+ * last went round; a few poll intervals without a round is a stalled worker.
+ */
+export function embeddedWorkerProbe(): WorkerProbe {
+  const env = getEnv();
+  return {
+    expected: env.WORKER_MODE === "embedded",
+    lastTickAt: () => globalForWorker.__ledgerWorker?.lastTickAt(),
+    staleAfterMs: Math.max(5 * env.WORKER_POLL_MS, 3000),
+  };
 }
 
 /** Shutdown: stop leasing, let in-flight batches and fast-path events settle. */
 export async function stopEmbeddedWorker(): Promise<void> {
   const worker = globalForWorker.__ledgerWorker;
   globalForWorker.__ledgerWorker = undefined;
-  await worker?.stop();
+  await Promise.all([worker?.stop(), stopAlertEvaluator(), stopEmbeddedRetention()]);
 }
 
 /**

@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { requirePage } from "../../_lib/session";
+import { ErasureForm } from "./_components/erasure-form";
+
+export const metadata: Metadata = { title: "Erasure" };
+
+export default async function ErasurePage() {
+  await requirePage("subjects.erase", "/erasure");
+  return (
+    <>
+      <h1>Erase a data subject</h1>
+      <p className="muted">
+        Every event whose payload mentions the customer id or email (as Search finds it) has its payload, raw body and
+        headers replaced by a redaction marker, its searchable ids cleared and its timeline values redacted. The SHA-256
+        of each raw body stays, so the ledger still shows a signed delivery arrived, and a retry of it is still a
+        duplicate. Events not processed yet end dead. Each erasure is recorded in the{" "}
+        <Link href="/audit">audit log</Link> with who, when and how many events, never with the subject itself.
+      </p>
+      <ErasureForm />
+    </>
+  );
+}

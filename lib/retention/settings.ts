@@ -1,0 +1,45 @@
+import type { Env } from "@/lib/env";
+
+/** What retention keeps and how it prunes, from the Env (or a test's own values). */
+export interface RetentionSettings {
+  /** Settled events received (and settled) longer ago than this are pruned. */
+  retentionDays: number;
+  /** Tombstones older than this are deleted; never shorter than retentionDays, or a tombstone would outlive nothing. */
+  tombstoneDays: number;
+  /** Finished replay runs (never running ones) older than this are deleted. */
+  replayDays: number;
+  /** Audit rows older than this are deleted; 0 keeps them. */
+  auditDays: number;
+  /** Events per batch: one short transaction each, so row locks are held for one batch at most. */
+  batchSize: number;
+  /** Pause between batches: the claims on the same cores get the CPU back. */
+  pauseMs: number;
+  /** How long a batch waits for snapshots older than its tombstones before it gives up (see prune.ts). */
+  snapshotWaitMs: number;
+}
+
+export function retentionSettingsFromEnv(env: Env): RetentionSettings {
+  return {
+    retentionDays: env.RETENTION_DAYS,
+    tombstoneDays: Math.max(env.TOMBSTONE_DAYS, env.RETENTION_DAYS),
+    replayDays: env.REPLAY_RETENTION_DAYS,
+    auditDays: env.AUDIT_RETENTION_DAYS,
+    batchSize: env.RETENTION_BATCH_SIZE,
+    pauseMs: env.RETENTION_PAUSE_MS,
+    snapshotWaitMs: 30_000,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The instants before which each kind of row goes, as of `now`. */
+export function cutoffs(s: RetentionSettings, now = new Date()) {
+  const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
+  return {
+    events: before(s.retentionDays),
+    tombstones: before(s.tombstoneDays),
+    replayRuns: before(s.replayDays),
+    audit: s.auditDays > 0 ? before(s.auditDays) : undefined,
+  };
+}
+export type Cutoffs = ReturnType<typeof cutoffs>;
