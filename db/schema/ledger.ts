@@ -73,6 +73,12 @@ export const webhookEvent = pgTable(
      * then a key too. Null on rows from before sources had slugs; the slug-named index covers those.
      */
     bodyIsKey: boolean("body_is_key"),
+    /**
+     * The fingerprint of the secret that verified the delivery when it arrived (lib/sources/secret-box.ts):
+     * the proof a dispute needs after a rotation, when "verifies with the current secret" no longer says it.
+     * Null for replayed events and rows from before it was recorded.
+     */
+    verifiedWith: text("verified_with"),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),

@@ -30,6 +30,8 @@ export const ClaimInput = z.object({
   via: z.enum(EVENT_VIA).default("provider"),
   /** The provider does not sign its delivery id: the body's SHA-256 is a second key (a re-sent capture dedupes). */
   bodyIsKey: z.boolean().default(false),
+  /** The fingerprint of the secret that verified this delivery at arrival (none for a replay). */
+  verifiedWith: storable(64).optional(),
   /** Replay only: who the worker's attempt is recorded as (default "replay"). */
   actor: z.string().max(255).optional(),
   /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
@@ -77,7 +79,7 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
 /**
  * Claim events: one statement, one round trip, for one event or a list of them (a receiver batch, a
  * replay page, a seed). The insert into webhook_event is the lock (ON CONFLICT DO NOTHING on the
- * primary key); the delivery row records the attempt either way, appended rather than counted on the
+ * primary key); an event retention pruned is a duplicate by its tombstone; the delivery row records the attempt either way, appended rather than counted on the
  * event row, so a duplicate storm never queues on one row lock. Results come back in input order.
  *
  * The list travels as one JSON parameter (json_to_recordset), which binds the same on both drivers.
@@ -104,6 +106,7 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       intake_note: c.intakeNote ?? null,
       body_sha256: c.bodySha256,
       body_is_key: c.bodyIsKey || null,
+      verified_with: c.verifiedWith ?? null,
       via: c.via,
       next_trigger: trigger,
       next_actor: trigger === "replay" ? (c.actor ?? "replay") : null,
@@ -116,15 +119,25 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
         ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
         entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
-        body_is_key boolean, via text, next_trigger text, next_actor text, shadow boolean)
+        body_is_key boolean, verified_with text, via text, next_trigger text, next_actor text, shadow boolean)
     ), claim as (
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
-                                 entity_version, subject_ids, intake_note, body_sha256, body_is_key, via, next_trigger,
-                                 next_actor)
+                                 entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via,
+                                 next_trigger, next_actor)
       select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type, entity_id,
-             entity_version, subject_ids, intake_note, body_sha256, body_is_key, via, next_trigger, next_actor
-      from input
+             entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via, next_trigger,
+             next_actor
+      from input i
       where first
+        -- Pruned by retention (lib/retention/prune.ts): its tombstone keeps the key, and the body's hash where
+        -- that is a key too. Pruning commits the tombstone and waits out older snapshots before it deletes
+        -- the event row, so this statement sees one or the other.
+        and not exists (select 1 from webhook_tombstone t where t.source = i.source and t.event_id = i.event_id)
+        and not exists (
+          select 1 from webhook_tombstone t
+          where (coalesce(i.body_is_key, false) or i.source in ('github', 'shopify'))
+            and t.source = i.source and t.body_sha256 = decode(i.body_sha256, 'hex') and t.body_key
+        )
       order by source, event_id
       -- No target: a conflict on the event id or, where ids are unsigned, on the body's hash is a duplicate.
       on conflict do nothing

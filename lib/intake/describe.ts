@@ -28,6 +28,8 @@ export function describeDelivery(args: {
   via: "provider" | "replay";
   claimMode?: "enforce" | "shadow";
   actor?: string;
+  /** The fingerprint of the secret that verified it (the receiver's; a replay has none). */
+  verifiedWith?: string;
 }): Described {
   const provider = PROVIDERS[args.source.provider];
   const described = provider.describe(args.payload, args.headers, {
@@ -56,6 +58,7 @@ export function describeDelivery(args: {
           intakeNote: entity?.versionNote && pgText(entity.versionNote.slice(0, 500)),
           via: args.via,
           bodyIsKey: provider.unsignedId === true,
+          verifiedWith: args.verifiedWith,
           claimMode: args.claimMode,
           actor: args.actor,
         },

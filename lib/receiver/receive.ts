@@ -70,6 +70,8 @@ export interface ReceiveAnswer {
   cached?: boolean;
   /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
   work?: { source: string; eventId: string };
+  /** Why a known source refused it (as recorded in webhook_refusal): the metrics' `refused_<reason>`. */
+  refusal?: RefusalReason;
 }
 
 export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
@@ -93,6 +95,20 @@ export async function receiveWebhook(source: string, request: Request, deps: Rec
     deps,
   );
   return { ...rest, response: Response.json(body, { status, headers: rest.headers }) };
+}
+
+/**
+ * The fingerprint of the secret that verified the delivery, recorded with the claim: the proof of arrival
+ * a dispute needs once the secret has been rotated out. One active secret is the answer; during a
+ * rotation each is tried alone (a few more HMACs, on verified deliveries only).
+ */
+function whichSecret(
+  source: ResolvedSource,
+  active: readonly string[],
+  verifyWith: (list: readonly string[]) => { ok: boolean },
+): string | undefined {
+  const match = active.length === 1 ? active[0] : active.find((s) => verifyWith([s]).ok);
+  return source.secrets.find((s) => s.value === match)?.fingerprint;
 }
 
 const unavailable = (error: string, retryAfter: number): ReceiveAnswer => ({
@@ -132,7 +148,7 @@ export async function receiveDelivery(
       remoteAddr: request.remoteAddr,
       signatureHeader: signatureHeaderOf(provider, source.options, request.headers),
     });
-    return answer;
+    return { ...answer, refusal: reason };
   };
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   const declaredSize = Number.isFinite(declared) ? declared : undefined;
@@ -159,6 +175,7 @@ export async function receiveDelivery(
 
   const replayHeader = request.headers.get("x-replay-token");
   let via: "provider" | "replay" = "provider";
+  let verifiedWith: string | undefined;
   if (replayHeader !== null) {
     const verdict = guardFor(config).check(slug, replayHeader);
     if (!verdict.ok)
@@ -172,18 +189,21 @@ export async function receiveDelivery(
       );
     via = "replay";
   } else {
+    const verifyWith = (list: readonly string[]) =>
+      provider.verify({
+        rawBody,
+        headers: request.headers,
+        secrets: list,
+        toleranceSeconds: source.toleranceSeconds ?? config.toleranceSeconds,
+        now: Math.floor(nowMs / 1000),
+        options: source.options,
+      });
     const verdict =
       secrets.length === 0
         ? ({ ok: false, reason: "no secret of this source is active (all expired)", refusal: "bad_signature" } as const)
-        : provider.verify({
-            rawBody,
-            headers: request.headers,
-            secrets,
-            toleranceSeconds: source.toleranceSeconds ?? config.toleranceSeconds,
-            now: Math.floor(nowMs / 1000),
-            options: source.options,
-          });
+        : verifyWith(secrets);
     if (!verdict.ok) return refused(verdict.refusal, reject(401, verdict.reason), rawBody.length);
+    verifiedWith = whichSecret(source, secrets, verifyWith);
   }
 
   let text: string;
@@ -216,6 +236,7 @@ export async function receiveDelivery(
     headers: request.headers,
     via,
     claimMode: config.claimMode,
+    verifiedWith,
   });
   if (!described.ok) return refused("no_identity", reject(400, described.reason), rawBody.length);
   const { eventId } = described.claim;

@@ -95,6 +95,24 @@ describe("sources: many endpoints per provider", () => {
     expect(await counts(db)).toEqual({ events: 2, deliveries: 2 });
   });
 
+  it("[sources] the claim records which secret verified the delivery at arrival (its fingerprint), during a rotation too", async () => {
+    const OLD = "whsec_rotating_old_0000000000000000";
+    const NEW = "whsec_rotating_new_1111111111111111";
+    const source = testSource("stripe-rot", "stripe", [OLD, NEW]);
+    const deps = depsFor(db, { sources: testSources({}, [source]) });
+    expect((await post(deps, "stripe-rot", signStripe(body("evt_old_key"), OLD))).status).toBe(200);
+    expect((await post(deps, "stripe-rot", signStripe(body("evt_new_key"), NEW))).status).toBe(200);
+    const rows = rowsOf<{ event_id: string; verified_with: string }>(
+      await db.execute(sql`select event_id, verified_with from webhook_event order by event_id`),
+    );
+    const [oldFp, newFp] = source.secrets.map((s) => s.fingerprint);
+    expect(rows).toEqual([
+      { event_id: "evt_new_key", verified_with: newFp },
+      { event_id: "evt_old_key", verified_with: oldFp },
+    ]);
+    expect(JSON.stringify(rows)).not.toContain("whsec_");
+  });
+
   it("[sources] a paused source answers 503 with Retry-After, writes nothing, and counts the refusal", async () => {
     const { deps, refusals } = twoStripes({ eu: { state: "paused" } });
     const res = await post(deps, "stripe-eu", signStripe(body("evt_paused"), EU));

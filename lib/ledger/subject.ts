@@ -1,0 +1,364 @@
+import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { rowsOf, type Db } from "@/db/client";
+import { pgArray } from "@/db/pg-array";
+import type { AttemptOutcome, EventStatus, EventVia, TieResolution, TransitionOutcome } from "@/db/schema";
+import { authorize, type Actor } from "@/lib/auth/roles";
+import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
+import type { ResolvedSource } from "@/lib/sources/types";
+import { textProblem } from "./params";
+
+/** The newest events a customer view (and its bundle) holds; past it the page says how many more there are. */
+export const SUBJECT_EVENT_LIMIT = 500;
+/** The GIN probe stops here: more events than this for one value is an id many events share, not a customer. */
+export const SUBJECT_PROBE_LIMIT = 10_000;
+/** Entities listed with their current state; a customer moves a handful. */
+export const SUBJECT_ENTITY_LIMIT = 200;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A customer or object id, or an email (stored lower-cased, so searched lower-cased), as search finds it. */
+export const SubjectInput = z.object({
+  subject: z
+    .string()
+    .trim()
+    .min(1, "enter a customer id or an email")
+    .superRefine((v, ctx) => {
+      const problem = textProblem(v, 320);
+      if (problem) ctx.addIssue({ code: "custom", message: `the subject ${problem}` });
+    })
+    .transform((v) => (EMAIL.test(v) ? v.toLowerCase() : v)),
+});
+export type SubjectInput = z.input<typeof SubjectInput>;
+export type SourceOf = (slug: string) => Promise<ResolvedSource | undefined>;
+
+export interface SubjectKey {
+  source: string;
+  eventId: string;
+}
+
+const texts = (values: readonly string[]) => pgArray(values, "text");
+/** `(source, event_id)` of these keys as a relation `k`, for primary-key and per-event index lookups. */
+export const keysRelation = (keys: readonly SubjectKey[]): SQL =>
+  sql`unnest(${texts(keys.map((k) => k.source))}, ${texts(keys.map((k) => k.eventId))}) as k(source, event_id)`;
+/** UTC ISO 8601 with PostgreSQL's microseconds, which a JS Date would round away. */
+export const isoOf = (column: SQL): SQL => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * The probe, exported for the EXPLAIN test. Materialized and unordered on purpose: an `order by received_at
+ * limit n` beside `subject_ids @>` lets PostgreSQL walk the received index for a rare id (it guesses 0.5 % of
+ * rows match), reading the whole table; unordered, the cheap way to the rows is the GIN index.
+ */
+export function subjectProbeQuery(term: string): SQL {
+  return sql`
+    with hit as materialized (
+      select source, event_id, received_at
+      from webhook_event
+      where subject_ids @> array[${term}]::text[]
+      limit ${SUBJECT_PROBE_LIMIT + 1}
+    )
+    select source, event_id as "eventId", (select count(*)::int from hit) as found
+    from hit
+    order by received_at desc, event_id desc, source desc
+    limit ${SUBJECT_EVENT_LIMIT}`;
+}
+
+export interface SubjectKeys {
+  subject: string;
+  /** Newest received first, at most SUBJECT_EVENT_LIMIT. */
+  keys: SubjectKey[];
+  /** Events that mention it, counted up to SUBJECT_PROBE_LIMIT + 1. */
+  found: number;
+  /** More than SUBJECT_PROBE_LIMIT: `keys` are the newest of the first found, not of the whole ledger. */
+  capped: boolean;
+}
+
+/** Every event that mentions the subject, newest first, bounded (the customer view and the dispute bundle). */
+export async function findSubjectKeys(db: Db, input: SubjectInput): Promise<SubjectKeys> {
+  const { subject } = SubjectInput.parse(input);
+  const rows = rowsOf<SubjectKey & { found: number }>(await db.execute(subjectProbeQuery(subject)));
+  const found = rows[0]?.found ?? 0;
+  const keys = rows.map((r) => ({ source: r.source, eventId: r.eventId }));
+  return { subject, keys, found, capped: found > SUBJECT_PROBE_LIMIT };
+}
+
+/** The events' rows, exported for the EXPLAIN test: every lookup is by primary key or an event's own index. */
+export function subjectEventsQuery(keys: readonly SubjectKey[]): SQL {
+  return sql`
+    select e.source, e.event_id as "eventId", e.event_type as "eventType", e.status, e.via, e.attempts,
+           e.last_error as "lastError", ${isoOf(sql`e.received_at`)} as "receivedAt", e.entity_type as "entityType",
+           e.entity_id as "entityId", e.entity_version::float8 as "entityVersion", e.intake_note as "intakeNote",
+           octet_length(e.raw_body) as "bodyBytes", d.deliveries, d.duplicates, a.outcome as "lastOutcome",
+           a.error as "lastAttemptError",
+           jsonb_build_object(
+             'created', e.payload->'created', 'occurred_at', e.payload->'occurred_at',
+             'updated_at', e.payload->'updated_at', 'event_time', e.payload->'event_time',
+             'timestamp', e.payload->'timestamp', 'object', e.payload#>'{data,object,object}',
+             'amount_paid', e.payload#>'{data,object,amount_paid}', 'object_currency', e.payload#>'{data,object,currency}',
+             'total_price', e.payload->'total_price', 'currency', e.payload->'currency') as facts
+    from ${keysRelation(keys)}
+    join webhook_event e on e.source = k.source and e.event_id = k.event_id
+    cross join lateral (
+      select count(*)::int as deliveries, (count(*) filter (where not w.claimed))::int as duplicates
+      from webhook_delivery w
+      where w.source = e.source and w.event_id = e.event_id
+    ) d
+    left join lateral (
+      select outcome, error
+      from webhook_attempt x
+      where x.source = e.source and x.event_id = e.event_id
+      order by x.number desc, x.id desc
+      limit 1
+    ) a on true`;
+}
+
+export interface SubjectTransition extends SubjectKey {
+  entityType: string;
+  entityId: string;
+  version: number | null;
+  outcome: TransitionOutcome;
+  resolution: TieResolution | null;
+  note: string | null;
+  changes: Record<string, { from: unknown; to: unknown }>;
+  priorVersion: number | null;
+  priorEventId: string | null;
+  recordedAt: string;
+}
+
+/** The timeline rows these events wrote, oldest first (entity_transition_event_idx); exported for the EXPLAIN test. */
+export function subjectTransitionsQuery(keys: readonly SubjectKey[]): SQL {
+  // Versions stay below 2^53 (microseconds at most): float8 holds them exactly.
+  return sql`
+    select t.source, t.event_id as "eventId", t.entity_type as "entityType", t.entity_id as "entityId",
+           t.version::float8 as version, t.outcome, t.resolution, t.note, t.changes,
+           t.prior_version::float8 as "priorVersion", t.prior_event_id as "priorEventId",
+           ${isoOf(sql`t.recorded_at`)} as "recordedAt"
+    from ${keysRelation(keys)}
+    join entity_transition t on t.source = k.source and t.event_id = k.event_id
+    order by t.id`;
+}
+
+/** An amount as the payload states it: `value` in major units ("20.00"), `field` where it was read. */
+export interface Amount {
+  value: string;
+  currency: string;
+  field: string;
+}
+
+export interface SubjectEvent extends SubjectKey {
+  /** The source's provider kind as configured now; undefined for a source no longer configured. */
+  provider: ProviderKind | undefined;
+  eventType: string;
+  status: EventStatus;
+  via: EventVia;
+  attempts: number;
+  lastError: string | null;
+  receivedAt: string;
+  /** When the provider says it happened (Stripe `created`, Paddle `occurred_at`, …); null: only the received time. */
+  providerTime: { at: string; field: string } | null;
+  amount: Amount | null;
+  entity: { type: string; id: string; version: number | null } | null;
+  intakeNote: string | null;
+  bodyBytes: number;
+  deliveries: number;
+  duplicates: number;
+  lastAttempt: { outcome: AttemptOutcome; error: string | null } | null;
+  transitions: SubjectTransition[];
+}
+
+// Where each provider says when the event happened; the rest (GitHub, generic) have only the received time.
+const TIME_FIELDS: Partial<Record<ProviderKind, string>> = {
+  stripe: "created",
+  paddle: "occurred_at",
+  shopify: "updated_at",
+  slack: "event_time",
+  standard: "timestamp",
+};
+
+/** Unix seconds (Stripe's created, Slack's event_time) or ISO 8601 (Stripe's thin events, Paddle, Shopify). */
+function instantOf(value: unknown): string | undefined {
+  const ms =
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value < 1e11
+      ? value * 1000
+      : typeof value === "string" && value.length <= 64 && /^\d{4}-\d{2}-\d{2}T/.test(value)
+        ? Date.parse(value)
+        : NaN;
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+}
+
+/** Minor units (Stripe's 2000) in the currency's major units ("20.00" USD, "2000" JPY). */
+function majorUnits(minor: number, currency: string): string | undefined {
+  let digits: number;
+  try {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return undefined;
+  }
+  const text = String(Math.abs(minor)).padStart(digits + 1, "0");
+  return `${minor < 0 ? "-" : ""}${digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`}`;
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+type Facts = Partial<Record<string, unknown>>;
+
+function amountOf(kind: ProviderKind | undefined, f: Facts): Amount | null {
+  const currency = (v: unknown) => (typeof v === "string" && CURRENCY.test(v) ? v.toUpperCase() : undefined);
+  const invoiceCurrency = currency(f.object_currency);
+  if (kind === "stripe" && f.object === "invoice" && Number.isSafeInteger(f.amount_paid) && invoiceCurrency) {
+    const value = majorUnits(f.amount_paid as number, invoiceCurrency);
+    if (value) return { value, currency: invoiceCurrency, field: "data.object.amount_paid" };
+  }
+  const price = typeof f.total_price === "number" ? String(f.total_price) : f.total_price;
+  const orderCurrency = currency(f.currency);
+  if (kind === "shopify" && orderCurrency && typeof price === "string" && /^-?\d{1,15}(\.\d{1,6})?$/.test(price))
+    return { value: price, currency: orderCurrency, field: "total_price" };
+  return null;
+}
+
+/** A provider kind per slug: the configured source's, else a legacy slug named after its kind. */
+export async function kindsOf(slugs: Iterable<string>, sourceOf: SourceOf): Promise<Map<string, ProviderKind>> {
+  const out = new Map<string, ProviderKind>();
+  for (const slug of new Set(slugs)) {
+    const kind = (await sourceOf(slug))?.provider ?? (isProviderKind(slug) ? slug : undefined);
+    if (kind) out.set(slug, kind);
+  }
+  return out;
+}
+
+type EventRow = Omit<
+  SubjectEvent,
+  "provider" | "providerTime" | "amount" | "entity" | "lastAttempt" | "transitions"
+> & {
+  entityType: string | null;
+  entityId: string | null;
+  entityVersion: number | null;
+  lastOutcome: AttemptOutcome | null;
+  lastAttemptError: string | null;
+  facts: Facts;
+};
+
+/** The events behind these keys, newest first by when the provider says each happened, then by arrival. */
+export async function subjectEvents(db: Db, keys: readonly SubjectKey[], sourceOf: SourceOf): Promise<SubjectEvent[]> {
+  if (keys.length === 0) return [];
+  const rows = rowsOf<EventRow>(await db.execute(subjectEventsQuery(keys)));
+  const [transitions, kinds] = await Promise.all([
+    db.execute(subjectTransitionsQuery(keys)).then((r) => rowsOf<SubjectTransition>(r)),
+    kindsOf(
+      rows.map((r) => r.source),
+      sourceOf,
+    ),
+  ]);
+  const events = rows.map(({ entityType, entityId, entityVersion, lastOutcome, lastAttemptError, facts, ...r }) => {
+    const provider = kinds.get(r.source);
+    const field = provider ? TIME_FIELDS[provider] : undefined;
+    const at = field ? instantOf(facts[field]) : undefined;
+    return {
+      ...r,
+      provider,
+      bodyBytes: Number(r.bodyBytes),
+      providerTime: field && at ? { at, field } : null,
+      amount: amountOf(provider, facts),
+      entity: entityType && entityId ? { type: entityType, id: entityId, version: entityVersion } : null,
+      lastAttempt: lastOutcome ? { outcome: lastOutcome, error: lastAttemptError } : null,
+      transitions: transitions.filter((t) => t.source === r.source && t.eventId === r.eventId),
+    };
+  });
+  const when = (e: SubjectEvent) => e.providerTime?.at ?? e.receivedAt;
+  // UTC ISO strings compare as text.
+  return events.sort(
+    (a, b) =>
+      when(b).localeCompare(when(a)) ||
+      b.receivedAt.localeCompare(a.receivedAt) ||
+      b.eventId.localeCompare(a.eventId) ||
+      b.source.localeCompare(a.source),
+  );
+}
+
+export interface SubjectEntity {
+  source: string;
+  entityType: string;
+  entityId: string;
+  /** The newest version applied (entity_version), if any. */
+  current: { version: number; eventId: string; updatedAt: string } | null;
+  /** The business rows kept for it now (a customer's totals: one per currency); empty when there is none yet. */
+  state: Record<string, unknown>[];
+  /** No handler keeps a business table for this entity type. */
+  untracked: boolean;
+}
+
+// The business table behind each entity type and the column its id is in. A whitelist: names never come from data.
+const STATE_TABLES: Record<string, { table: string; key: string }> = {
+  subscription: { table: "subscription", key: "external_id" },
+  order: { table: "order", key: "external_id" },
+  customer: { table: "customer_total", key: "customer_id" },
+};
+
+/** The entities these events moved (or name), each with its current version and business row, by primary key. */
+export async function subjectEntities(db: Db, events: readonly SubjectEvent[]) {
+  const seen = new Map<string, SubjectEntity>();
+  const id = (source: string, type: string, entityId: string) => JSON.stringify([source, type, entityId]);
+  const add = (source: string, entityType: string, entityId: string) => {
+    const untracked = !Object.hasOwn(STATE_TABLES, entityType);
+    if (!seen.has(id(source, entityType, entityId)))
+      seen.set(id(source, entityType, entityId), { source, entityType, entityId, current: null, state: [], untracked });
+  };
+  for (const e of events) {
+    for (const t of e.transitions) add(t.source, t.entityType, t.entityId);
+    if (e.entity) add(e.source, e.entity.type, e.entity.id);
+  }
+  const all = [...seen.values()];
+  const entities = all.slice(0, SUBJECT_ENTITY_LIMIT);
+  const cut = all.length > entities.length;
+  if (entities.length === 0) return { entities, cut };
+  const versions = rowsOf<{ source: string; type: string; id: string; version: number; eventId: string; at: string }>(
+    await db.execute(sql`
+      select v.source, v.entity_type as type, v.entity_id as id, v.version::float8 as version,
+             v.event_id as "eventId", ${isoOf(sql`v.updated_at`)} as at
+      from unnest(${texts(entities.map((x) => x.source))}, ${texts(entities.map((x) => x.entityType))},
+                  ${texts(entities.map((x) => x.entityId))}) as k(source, entity_type, entity_id)
+      join entity_version v on v.source = k.source and v.entity_type = k.entity_type and v.entity_id = k.entity_id`),
+  );
+  for (const v of versions) {
+    const x = seen.get(id(v.source, v.type, v.id));
+    if (x) x.current = { version: v.version, eventId: v.eventId, updatedAt: v.at };
+  }
+  for (const [type, { table, key }] of Object.entries(STATE_TABLES)) {
+    const wanted = entities.filter((x) => x.entityType === type);
+    if (wanted.length === 0) continue;
+    const rows = rowsOf<Record<string, unknown>>(
+      await db.execute(sql`
+        select s.* from ${sql.identifier(table)} s
+        where (s.source, s.${sql.identifier(key)}) in (
+          select * from unnest(${texts(wanted.map((x) => x.source))}, ${texts(wanted.map((x) => x.entityId))}))`),
+    );
+    for (const row of rows) seen.get(id(String(row.source), type, String(row[key])))?.state.push(row);
+  }
+  return { entities, cut };
+}
+
+export interface SubjectView {
+  subject: string;
+  events: SubjectEvent[];
+  found: number;
+  capped: boolean;
+  entities: SubjectEntity[];
+  /** More entities than SUBJECT_ENTITY_LIMIT were moved: the list is cut. */
+  entitiesCut: boolean;
+}
+
+/**
+ * Everything the ledger knows about one customer id or email across sources: its events (bounded, newest
+ * first), how each ended, and the entities they moved with their state now.
+ */
+export async function getSubjectView(
+  db: Db,
+  actor: Actor | undefined,
+  input: SubjectInput,
+  sourceOf: SourceOf,
+): Promise<SubjectView> {
+  authorize(actor, "events.read");
+  const { subject, keys, found, capped } = await findSubjectKeys(db, input);
+  const events = await subjectEvents(db, keys, sourceOf);
+  const { entities, cut } = await subjectEntities(db, events);
+  return { subject, events, found, capped, entities, entitiesCut: cut };
+}
