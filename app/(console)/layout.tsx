@@ -18,8 +18,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         <NavLink href="/events">Events</NavLink>
         <NavLink href="/sources">Sources</NavLink>
         <NavLink href="/replays">Replays</NavLink>
+        <NavLink href="/alerts">Alerts</NavLink>
         <NavLink href="/audit">Audit log</NavLink>
         {can(actor.role, "users.manage") && <NavLink href="/users">Users</NavLink>}
+        {can(actor.role, "subjects.erase") && <NavLink href="/erasure">Erasure</NavLink>}
         <NavLink href="/account">Account</NavLink>
         <div className="who">
           <strong>{actor.email}</strong>

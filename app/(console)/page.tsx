@@ -3,7 +3,15 @@ import Link from "next/link";
 import { DeliveryChart } from "@/components/delivery-chart";
 import { EVENT_STATUSES } from "@/lib/ledger/statuses";
 import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
+import { utc } from "@/components/utc";
+import type { Db } from "@/db/client";
+import type { Actor } from "@/lib/auth/roles";
+import { getEnv } from "@/lib/env";
+import { getRetentionPreview } from "@/lib/retention/preview";
+import { listRetentionRuns } from "@/lib/retention/runs";
+import { retentionSettingsFromEnv } from "@/lib/retention/settings";
 import { requirePage } from "../_lib/session";
+import { OpenTies } from "./_components/open-ties";
 import { eventHref } from "./events/_components/links";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -15,6 +23,45 @@ function age(from: Date | null, now: Date): string {
   if (s < 90 * 60) return `${Math.round(s / 60)} min`;
   if (s < 48 * 3600) return `${(s / 3600).toFixed(1)} h`;
   return `${Math.round(s / 86400)} d`;
+}
+
+/** What retention will do next and what its last run did (lib/retention). */
+async function RetentionPanel({ db, actor }: { db: Db; actor: Actor }) {
+  const env = getEnv();
+  const settings = retentionSettingsFromEnv(env);
+  const [preview, [last]] = await Promise.all([
+    getRetentionPreview(db, actor, settings),
+    listRetentionRuns(db, actor, 1),
+  ]);
+  const count = (v: number) => `${v.toLocaleString("en")}${preview.cap !== undefined && v >= preview.cap ? "+" : ""}`;
+  const took = last?.finishedAt
+    ? ((last.finishedAt.getTime() - last.startedAt.getTime()) / 1000).toFixed(1)
+    : undefined;
+  return (
+    <section aria-label="Retention">
+      <h2>Retention</h2>
+      <div className="panel">
+        <p>
+          Settled events are kept {settings.retentionDays} days, then pruned to a tombstone kept{" "}
+          {settings.tombstoneDays} days (a late retry stays a duplicate). Failed and dead events are never pruned.{" "}
+          {env.RETENTION_INTERVAL_MINUTES > 0
+            ? `The worker runs it every ${env.RETENTION_INTERVAL_MINUTES} min.`
+            : "Not scheduled here: run npm run prune."}
+        </p>
+        <p data-testid="retention-preview">
+          A run now would prune <strong>{count(preview.events)}</strong> settled events received before{" "}
+          {utc(preview.cutoffs.events)} UTC, {count(preview.tombstones)} tombstones, {count(preview.replayRuns)} replay
+          runs and {count(preview.auditRows)} audit rows. Oldest settled event: {utc(preview.oldestSettledAt)}.
+          {preview.keptUnsettled > 0 ? ` Kept though older: ${count(preview.keptUnsettled)} failed or dead.` : ""}
+        </p>
+        <p data-testid="retention-last-run" className="muted">
+          {last
+            ? `Last run ${utc(last.startedAt)} UTC by ${last.actor}: ${last.status}, ${last.events.toLocaleString("en")} events pruned (${last.deliveries.toLocaleString("en")} deliveries, ${last.attempts.toLocaleString("en")} attempts, ${last.transitions.toLocaleString("en")} timeline rows), ${last.tombstones.toLocaleString("en")} tombstones expired${took ? `, in ${took} s` : ", still running"}${last.error ? `: ${last.error}` : ""}.`
+            : "Retention has not run yet."}
+        </p>
+      </div>
+    </section>
+  );
 }
 
 export default async function OverviewPage() {
@@ -142,6 +189,9 @@ export default async function OverviewPage() {
           </table>
         </section>
       </div>
+
+      <OpenTies db={db} actor={actor} />
+      <RetentionPanel db={db} actor={actor} />
     </>
   );
 }

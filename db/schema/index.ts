@@ -4,3 +4,5 @@ export * from "./business";
 export * from "./auth";
 export * from "./replay";
 export * from "./sources";
+export * from "./alerts";
+export * from "./retention";

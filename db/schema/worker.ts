@@ -84,6 +84,10 @@ export const entityTransition = pgTable(
   (t) => [
     index("entity_transition_entity_idx").on(t.source, t.entityType, t.entityId, t.id),
     index("entity_transition_event_idx").on(t.source, t.eventId),
+    // The ties a person has to decide: a handful among millions of rows (the overview lists them).
+    index("entity_transition_tie_idx")
+      .on(t.recordedAt)
+      .where(sql`${t.outcome} = 'tie'`),
   ],
 );
 export type EntityTransition = typeof entityTransition.$inferSelect;

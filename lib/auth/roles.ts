@@ -13,7 +13,10 @@ export const PERMISSIONS = {
   "replay.start": "ops",
   "sources.test": "ops",
   "sources.manage": "admin",
+  "alerts.read": "support",
+  "alerts.manage": "admin",
   "users.manage": "admin",
+  "subjects.erase": "admin",
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -33,6 +33,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const mayAct = can(actor.role, "events.requeue");
   const sources = (await sourcesFromEnv().list()).map((s) => s.slug);
   const filtered = Object.values(filter).some((v) => v !== undefined && v !== "");
+  // A search that matched no event by its id matched a customer/object id or email: offer everything about it.
+  const q = filter.q?.trim();
+  const asSubject = q && !inputError && rows.length > 0 && !rows.some((r) => r.eventId === q) ? q : undefined;
   return (
     <>
       <div className="page-head">
@@ -43,6 +46,11 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
       {inputError && (
         <p className="notice error" role="alert">
           {inputError}
+        </p>
+      )}
+      {asSubject && (
+        <p className="subject-links">
+          <Link href={`/subjects/${encodeURIComponent(asSubject)}`}>Everything about {asSubject} →</Link>
         </p>
       )}
       <EventsTable rows={rows} mayAct={mayAct} />

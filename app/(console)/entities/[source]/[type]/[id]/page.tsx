@@ -58,7 +58,10 @@ export default async function EntityPage({
       </p>
       <div className="page-head">
         <h1 className="mono break">{t.entityId}</h1>
-        <Link href={search}>Every event that mentions it →</Link>
+        <p className="subject-links">
+          <Link href={search}>Every event that mentions it →</Link>
+          <Link href={`/subjects/${encodeURIComponent(id)}`}>Everything about {id} →</Link>
+        </p>
       </div>
       <div className="two-col">
         <dl className="facts panel">
