@@ -6,6 +6,7 @@ import { can } from "@/lib/auth/roles";
 import { getEntityTimeline, type TimelineEntry } from "@/lib/ledger/entity-timeline";
 import { isSourceSlug } from "@/lib/ledger/params";
 import { requirePage } from "../../../../../_lib/session";
+import { show } from "../../../../subjects/_components/format";
 import { ApplyTieButton } from "../../../../events/_components/apply-tie-button";
 import { eventHref, segment } from "../../../../events/_components/links";
 
@@ -25,15 +26,6 @@ function outcomeLabel(e: TimelineEntry): string {
 }
 
 export const metadata: Metadata = { title: "Entity" };
-
-const show = (v: unknown) =>
-  v === null || v === undefined
-    ? "—"
-    : v instanceof Date
-      ? utc(v, { ms: true })
-      : typeof v === "object"
-        ? JSON.stringify(v)
-        : String(v);
 
 export default async function EntityPage({
   params,
