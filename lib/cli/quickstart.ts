@@ -115,6 +115,9 @@ async function main() {
     NODE_ENV: "production",
     PORT: port,
     APP_URL: parent.APP_URL ?? url,
+    // A person reads this terminal: warnings only, as text (a deploy sets LOG_LEVEL/LOG_FORMAT itself).
+    LOG_LEVEL: parent.LOG_LEVEL ?? "warn",
+    LOG_FORMAT: parent.LOG_FORMAT ?? "pretty",
   };
   if (embedded) {
     applyDemo(env, demo);
