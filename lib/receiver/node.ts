@@ -151,7 +151,9 @@ export async function handleNodeWebhook(
         return body;
       };
       try {
-        answer = await receiveDelivery(source.value, { headers: nodeHeaders(req), readBody }, deps);
+        // The peer as this process sees it (behind a proxy, the proxy): refusal metadata says where it came from.
+        const remoteAddr = req.socket.remoteAddress;
+        answer = await receiveDelivery(source.value, { headers: nodeHeaders(req), readBody, remoteAddr }, deps);
       } catch (err) {
         answer = bodyRefusal(err, limits) ?? reject(500, "internal error");
         if (answer.status === 500) deps.log?.(`[webhooks] ${source.value}: unexpected error`, err);

@@ -5,6 +5,7 @@ import { createRefusalRecorder } from "@/lib/sources/refusals";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { counts, depsFor, post } from "../receiver/harness";
+import { startReceiverServer } from "../receiver/http-server";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { testSource, testSources } from "../sources";
 
@@ -158,6 +159,26 @@ describe("sources: many endpoints per provider", () => {
     expect(all).not.toContain(secretText);
     expect(all).not.toContain("evt_r");
     expect(await counts(db)).toEqual({ events: 0, deliveries: 0 });
+  });
+
+  it("[sources] over node:http a refusal records the peer's address", async () => {
+    const { deps, refusals } = twoStripes();
+    const server = await startReceiverServer(deps);
+    try {
+      const bad = signStripe(body("evt_peer"), "whsec_not_the_secret_0000000000000");
+      const res = await fetch(`${server.url}/api/webhooks/stripe-eu`, {
+        method: "POST",
+        headers: bad.headers,
+        body: bad.body,
+      });
+      expect(res.status).toBe(401);
+    } finally {
+      await server.close();
+    }
+    await refusals.flush();
+    expect(await refusalRows()).toMatchObject([{ source: "stripe-eu", reason: "bad_signature" }]);
+    const [row] = rowsOf<{ remote_addr: string }>(await db.execute(sql`select remote_addr from webhook_refusal`));
+    expect(row?.remote_addr).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
   });
 
   it("[sources] a flood of alike refusals is folded into a few rows that still count every one", async () => {
