@@ -62,5 +62,5 @@ export function proxy(request: NextRequest) {
 export const config = {
   // Everything but the webhook endpoint (answered on node:http by server.ts, with its own headers) and
   // static assets (next.config.ts headers() covers those): the CSP must reach /sign-in and /setup too.
-  matcher: ["/((?!api/webhooks|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/webhooks|_next/static|_next/image|favicon.ico|icon.svg).*)"],
 };

@@ -3,6 +3,7 @@
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
+import { Button } from "@/components/ui/button";
 
 const authClient = createAuthClient({ basePath: "/api/auth" });
 
@@ -10,9 +11,9 @@ export function SignOutButton() {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   return (
-    <button
-      type="button"
-      className="secondary"
+    <Button
+      variant="secondary"
+      size="sm"
       disabled={pending}
       onClick={() =>
         startTransition(async () => {
@@ -23,6 +24,6 @@ export function SignOutButton() {
       }
     >
       Sign out
-    </button>
+    </Button>
   );
 }

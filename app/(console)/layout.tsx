@@ -1,37 +1,45 @@
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { NuqsAdapter } from "nuqs/adapters/next/app";
 import type { ReactNode } from "react";
-import { NavLink } from "@/components/nav-link";
+import { AppShell } from "@/components/shell/app-shell";
+import { SIDEBAR_COOKIE, type NavItem } from "@/components/shell/nav-items";
 import { SignOutButton } from "@/components/sign-out-button";
 import { can } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/role-names";
 import { getRequestContext } from "../_lib/session";
 
 export const dynamic = "force-dynamic";
 
+function navFor(role: Role): NavItem[] {
+  const items: (NavItem | false)[] = [
+    { href: "/", label: "Overview", icon: "overview" },
+    { href: "/events", label: "Events", icon: "events" },
+    { href: "/failures", label: "Failures", icon: "failures" },
+    { href: "/sources", label: "Sources", icon: "sources" },
+    { href: "/replays", label: "Replays", icon: "replays" },
+    { href: "/alerts", label: "Alerts", icon: "alerts" },
+    { href: "/audit", label: "Audit log", icon: "audit" },
+    can(role, "users.manage") && { href: "/users", label: "Users", icon: "users" },
+    can(role, "subjects.erase") && { href: "/erasure", label: "Erasure", icon: "erasure" },
+    { href: "/account", label: "Account", icon: "account" },
+  ];
+  return items.filter((i): i is NavItem => i !== false);
+}
+
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const { actor } = await getRequestContext();
   if (!actor) redirect("/sign-in");
+  const collapsed = (await cookies()).get(SIDEBAR_COOKIE)?.value === "collapsed";
   return (
-    <div className="shell">
-      <nav className="sidebar" aria-label="Console">
-        <div className="brand">Webhook Ledger</div>
-        <NavLink href="/">Overview</NavLink>
-        <NavLink href="/events">Events</NavLink>
-        <NavLink href="/sources">Sources</NavLink>
-        <NavLink href="/replays">Replays</NavLink>
-        <NavLink href="/alerts">Alerts</NavLink>
-        <NavLink href="/audit">Audit log</NavLink>
-        {can(actor.role, "users.manage") && <NavLink href="/users">Users</NavLink>}
-        {can(actor.role, "subjects.erase") && <NavLink href="/erasure">Erasure</NavLink>}
-        <NavLink href="/account">Account</NavLink>
-        <div className="who">
-          <strong>{actor.email}</strong>
-          <span>{actor.role}</span>
-          <div style={{ marginTop: 8 }}>
-            <SignOutButton />
-          </div>
-        </div>
-      </nav>
-      <main className="main">{children}</main>
-    </div>
+    <AppShell
+      items={navFor(actor.role)}
+      email={actor.email}
+      role={actor.role}
+      footer={<SignOutButton />}
+      initialCollapsed={collapsed}
+    >
+      <NuqsAdapter>{children}</NuqsAdapter>
+    </AppShell>
   );
 }

@@ -1,7 +1,15 @@
 "use client";
 
+import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon } from "lucide-react";
 import type { ReactNode } from "react";
 import { useTable, type ColumnDef, type RowData, type SortingState, type TableFeatures } from "@tanstack/react-table";
+import { cn } from "@/components/ui/cn";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+
+/** Per-column classes: `hidden md:table-cell` moves a secondary column off small screens. */
+export interface ColumnMeta {
+  className?: string;
+}
 
 /**
  * A server-paged table: rows arrive already filtered, sorted and paged by the server (URL state);
@@ -16,6 +24,8 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
   getRowId,
   empty,
   rowProps,
+  activeRowId,
+  caption,
 }: {
   features: TFeatures;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each column has its own value type
@@ -26,6 +36,9 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
   getRowId: (row: TData) => string;
   empty: ReactNode;
   rowProps?: (row: TData) => Record<string, string>;
+  /** The keyboard's current row (j/k): marked selected and scrolled into view by the caller. */
+  activeRowId?: string;
+  caption?: string;
 }) {
   const table = useTable({
     features,
@@ -39,62 +52,69 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
       onSortingChange?.(typeof updater === "function" ? updater(sorting ?? []) : updater),
   } as unknown as Parameters<typeof useTable<TFeatures, TData>>[0]);
   const rows = table.getRowModel().rows;
+  const meta = (c: { columnDef: { meta?: unknown } }) => (c.columnDef.meta as ColumnMeta | undefined)?.className;
   return (
-    <div className="table-wrap">
-      <table className="data">
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => {
-                const col = header.column as unknown as {
-                  getCanSort?: () => boolean;
-                  getIsSorted?: () => false | "asc" | "desc";
-                  getToggleSortingHandler?: () => ((e: unknown) => void) | undefined;
-                };
-                const sorted = col.getIsSorted?.() ?? false;
-                const canSort = col.getCanSort?.() ?? false;
-                return (
-                  <th
-                    key={header.id}
-                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={(header.column.columnDef.meta as { className?: string } | undefined)?.className}
-                  >
-                    {header.isPlaceholder ? null : canSort ? (
-                      <button type="button" className="sort" onClick={col.getToggleSortingHandler?.()}>
-                        <table.FlexRender header={header} />
-                        <span aria-hidden="true">{sorted === "asc" ? " ▲" : sorted === "desc" ? " ▼" : " ↕"}</span>
-                      </button>
-                    ) : (
-                      <table.FlexRender header={header} />
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id} {...rowProps?.(row.original)}>
-              {row.getAllCells().map((cell) => (
-                <td
-                  key={cell.id}
-                  className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}
+    <Table>
+      {caption && <caption className="sr-only">{caption}</caption>}
+      <TableHeader>
+        {table.getHeaderGroups().map((group) => (
+          <TableRow key={group.id} className="hover:bg-transparent">
+            {group.headers.map((header) => {
+              const col = header.column as unknown as {
+                getCanSort?: () => boolean;
+                getIsSorted?: () => false | "asc" | "desc";
+                getToggleSortingHandler?: () => ((e: unknown) => void) | undefined;
+              };
+              const sorted = col.getIsSorted?.() ?? false;
+              const canSort = col.getCanSort?.() ?? false;
+              const Icon = sorted === "asc" ? ArrowUpIcon : sorted === "desc" ? ArrowDownIcon : ArrowUpDownIcon;
+              return (
+                <TableHead
+                  key={header.id}
+                  aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+                  className={meta(header.column)}
                 >
-                  <table.FlexRender cell={cell} />
-                </td>
-              ))}
-            </tr>
-          ))}
-          {rows.length === 0 && (
-            <tr>
-              <td colSpan={columns.length} className="muted empty">
-                {empty}
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-    </div>
+                  {header.isPlaceholder ? null : canSort ? (
+                    <button
+                      type="button"
+                      className="-ml-1 inline-flex cursor-pointer items-center gap-1 rounded px-1 hover:text-foreground"
+                      onClick={col.getToggleSortingHandler?.()}
+                    >
+                      <table.FlexRender header={header} />
+                      <Icon aria-hidden="true" className="size-3.5" />
+                    </button>
+                  ) : (
+                    <table.FlexRender header={header} />
+                  )}
+                </TableHead>
+              );
+            })}
+          </TableRow>
+        ))}
+      </TableHeader>
+      <TableBody>
+        {rows.map((row) => (
+          <TableRow
+            key={row.id}
+            data-state={row.id === activeRowId ? "selected" : undefined}
+            aria-selected={activeRowId === undefined ? undefined : row.id === activeRowId}
+            {...rowProps?.(row.original)}
+          >
+            {row.getAllCells().map((cell) => (
+              <TableCell key={cell.id} className={cn(meta(cell.column))}>
+                <table.FlexRender cell={cell} />
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+        {rows.length === 0 && (
+          <TableRow className="hover:bg-transparent">
+            <TableCell colSpan={columns.length} className="py-10 text-center text-muted-foreground">
+              {empty}
+            </TableCell>
+          </TableRow>
+        )}
+      </TableBody>
+    </Table>
   );
 }

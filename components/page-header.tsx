@@ -1,0 +1,30 @@
+import type { ReactNode } from "react";
+import { cn } from "./ui/cn";
+
+/** A page's title row: the title and a line of context on the left, its actions on the right (wrapping on phones). */
+export function PageHeader({
+  title,
+  description,
+  actions,
+  crumbs,
+  className,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  crumbs?: ReactNode;
+  className?: string;
+}) {
+  return (
+    <div className={cn("mb-5 flex flex-col gap-1", className)}>
+      {crumbs && <div className="text-xs text-muted-foreground">{crumbs}</div>}
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h1 className="text-xl font-semibold tracking-tight break-words">{title}</h1>
+          {description && <p className="mt-1 text-sm text-muted-foreground">{description}</p>}
+        </div>
+        {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
+      </div>
+    </div>
+  );
+}
