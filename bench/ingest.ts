@@ -869,7 +869,9 @@ async function main() {
               `select count(*)::int as n from webhook_event where event_id like $1 and status <> 'settled'`,
               "evt_1BenchFpRun",
             );
-            extra = `${backlog} (${((100 * backlog) / Math.max(1, t.acked.size)).toFixed(0)} %), drained in ${(drainMs / 1000).toFixed(1)} s, ${unsettled} unsettled after`;
+            const share = ((100 * backlog) / Math.max(1, t.acked.size)).toFixed(0);
+            const drained = (drainMs / 1000).toFixed(1);
+            extra = `${backlog} (${share} %), drained in ${drained} s, ${unsettled} unsettled after`;
           }
           problems.push(...(await verify(urlOf(db), "evt_1BenchFpRun", t, true)));
           runsAtRate.push({ variant, row: row!, extra });
@@ -946,7 +948,8 @@ async function main() {
       }
       rows.push(...cacheRuns.map((x) => x.row));
       stormCache = printComparison(
-        `storm-cache: duplicate storm (100 % dups of ${HOT_IDS} ids, ${CONNECTIONS} connections, closed loop) without vs with DEDUP_CACHE_URL (TTL ${DEDUP_TTL_SECONDS} s)`,
+        `storm-cache: duplicate storm (100 % dups of ${HOT_IDS} ids, ${CONNECTIONS} connections, closed loop) ` +
+          `without vs with DEDUP_CACHE_URL (TTL ${DEDUP_TTL_SECONDS} s)`,
         cacheRuns,
         ["no cache", "redis cache"],
         "reached PostgreSQL · redis CPU · breaker trips",

@@ -295,12 +295,19 @@ async function main() {
       summary(afterCheckpoint),
     ];
     console.log(`\nprune: ${JSON.stringify(result)}`);
+    const perSecond = (n: number) => Math.round(n / seconds).toLocaleString("en");
+    const rowsPruned =
+      (result.events ?? 0) + (result.deliveries ?? 0) + (result.attempts ?? 0) + (result.transitions ?? 0);
     console.log(
-      `pruned ${result.events?.toLocaleString("en")} events in ${seconds.toFixed(1)} s: ${Math.round((result.events ?? 0) / seconds).toLocaleString("en")} events/s ` +
-        `(${Math.round(((result.events ?? 0) + (result.deliveries ?? 0) + (result.attempts ?? 0) + (result.transitions ?? 0)) / seconds).toLocaleString("en")} rows/s with deliveries, attempts, timeline), counting only the time it was not stopped; batch ${BATCH}, pause ${PAUSE} ms`,
+      `pruned ${result.events?.toLocaleString("en")} events in ${seconds.toFixed(1)} s: ` +
+        `${perSecond(result.events ?? 0)} events/s ` +
+        `(${perSecond(rowsPruned)} rows/s with deliveries, attempts, timeline), ` +
+        `counting only the time it was not stopped; batch ${BATCH}, pause ${PAUSE} ms`,
     );
     console.log(
-      `WAL written by the whole cluster while it ran (other databases' work included): ${mb(walBytes?.b ?? 0)} MB; checkpoints: ${wal1.timed - wal0.timed} timed, ${wal1.req - wal0.req} requested (max_wal_size)`,
+      `WAL written by the whole cluster while it ran (other databases' work included): ` +
+        `${mb(walBytes?.b ?? 0)} MB; checkpoints: ${wal1.timed - wal0.timed} timed, ` +
+        `${wal1.req - wal0.req} requested (max_wal_size)`,
     );
     console.log(`\nclaim latency at ${RATE} deliveries/s (10 % late retries of seeded events), ${WINDOW} s windows:`);
     console.log(`| phase | requests | p50 ms | p99 ms | worst window p99 ms | non-2xx | late retries not duplicate |`);
@@ -324,7 +331,9 @@ async function main() {
         `late retries all answered duplicate: ${late === 0 ? "yes" : `NO (${late})`}`,
     );
     console.log(
-      `\nwebhook_event right after the prune: ${stats?.live} live, ${stats?.dead} dead tuples, autovacuum ran ${stats?.autovacuums}×; plain VACUUM ${vacuumSeconds.toFixed(1)} s, VACUUM FULL ${fullSeconds.toFixed(1)} s`,
+      `\nwebhook_event right after the prune: ${stats?.live} live, ${stats?.dead} dead tuples, ` +
+        `autovacuum ran ${stats?.autovacuums}×; ` +
+        `plain VACUUM ${vacuumSeconds.toFixed(1)} s, VACUUM FULL ${fullSeconds.toFixed(1)} s`,
     );
     console.log(`\n| table | before MB (heap+toast / indexes) | right after | after VACUUM | after VACUUM FULL |`);
     console.log(`|---|---:|---:|---:|---:|`);

@@ -338,7 +338,8 @@ async function verifyPaced(url: string, prefix: string, t: Tally): Promise<strin
 
 const checkLine = (c: LedgerCheck, extra: string[]) =>
   [...c.problems, ...extra].join("; ") ||
-  `every event settled once, one timeline row each, newest version wins; ${fmt(c.applied)} applied, ${fmt(c.stale)} stale, ${c.failedAttempts} failed attempts, ${c.deadlocks} deadlocks ✓`;
+  `every event settled once, one timeline row each, newest version wins; ` +
+    `${fmt(c.applied)} applied, ${fmt(c.stale)} stale, ${c.failedAttempts} failed attempts, ${c.deadlocks} deadlocks ✓`;
 
 /** claim→settled (settled_at − received_at) of paced events received in [from, to] (database clock). */
 async function claimToSettled(url: string, prefix: string, from?: Date, to?: Date) {
@@ -552,7 +553,8 @@ async function backlogRun(): Promise<RunResult> {
               seededAt = performance.now();
               pacedBehind = pendingEstimate();
               console.log(
-                `  the seeded backlog is settled (t+${fmt((seededAt - spawnedAt) / 1000, 0)} s); ≈ ${fmt(pacedBehind)} paced events still pending behind it (from the receiver's batch log)`,
+                `  the seeded backlog is settled (t+${fmt((seededAt - spawnedAt) / 1000, 0)} s); ` +
+                  `≈ ${fmt(pacedBehind)} paced events still pending behind it (from the receiver's batch log)`,
               );
             }
           } else {
@@ -626,7 +628,8 @@ async function backlogRun(): Promise<RunResult> {
       const seededSamples = latencyOf(samples.filter((s) => s.due <= seededAt!));
       if (duringSamples.length === 0)
         console.log(
-          `  note: the backlog drained ${fmt((caughtUpAt! - measuredFrom) / 1000, 1)} s from the start of the measured load (after the warm-up); no measured delivery fell inside the drain`,
+          `  note: the backlog drained ${fmt((caughtUpAt! - measuredFrom) / 1000, 1)} s from the start ` +
+            `of the measured load (after the warm-up); no measured delivery fell inside the drain`,
         );
       const [u] = await sql<{ seconds: number; paced: number }[]>`
         select extract(epoch from ${caughtUpDb!}::timestamptz - ${d!.first}::timestamptz)::float8 as seconds,

@@ -203,7 +203,8 @@ function printTargets(rows: Row[]) {
   const inflow = rows.find((r) => r.kind === "latency" && r.scenario.startsWith("claim"))?.latency;
   if (inflow?.toFinished)
     console.log(
-      `inflow: achieved ${fmt(inflow.achievedPerSecond ?? 0)} claims/s; claim→attempt finished (≈ commit) p50 ${ms(inflow.toFinished.p50)} / p99 ${ms(inflow.toFinished.p99)} ms`,
+      `inflow: achieved ${fmt(inflow.achievedPerSecond ?? 0)} claims/s; claim→attempt finished (≈ commit) ` +
+        `p50 ${ms(inflow.toFinished.p50)} / p99 ${ms(inflow.toFinished.p99)} ms`,
     );
 }
 
@@ -243,7 +244,9 @@ async function main() {
         `${d ? `${fmt(d.perSecond)} events/s (${fmt(d.seconds, 1)} s)` : l ? `p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms` : ""}` +
           `${d?.cpu ? `; CPU µs/event client + PG ${cpuCell(d)}` : ""}` +
           `${d?.check ? `; ${fmt(d.check.applied)} applied, ${fmt(d.check.stale)} stale, ${d.check.failedAttempts} failed attempts` : ""}` +
-          `${notes.length ? `; ${notes.join("; ")}` : ""}${problems.length ? `; PROBLEMS: ${problems.join("; ")}` : ""} [${fmt((performance.now() - t) / 1000, 0)} s with setup]`,
+          `${notes.length ? `; ${notes.join("; ")}` : ""}` +
+          `${problems.length ? `; PROBLEMS: ${problems.join("; ")}` : ""}` +
+          ` [${fmt((performance.now() - t) / 1000, 0)} s with setup]`,
       );
       if (problems.length) process.exitCode = 1;
     } catch (err) {

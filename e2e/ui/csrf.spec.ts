@@ -26,8 +26,13 @@ let attacker: Server;
 let evil = "";
 
 const esc = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const formPage = (action: string, fields: [string, string][], enctype = "multipart/form-data") =>
-  `<!doctype html><form id="f" method="POST" enctype="${enctype}" action="${esc(action)}">${fields.map(([n, v]) => `<input type="hidden" name="${esc(n)}" value="${esc(v)}">`).join("")}<button>Claim your prize</button></form>`;
+const formPage = (action: string, fields: [string, string][], enctype = "multipart/form-data") => {
+  const inputs = fields.map(([n, v]) => `<input type="hidden" name="${esc(n)}" value="${esc(v)}">`).join("");
+  return (
+    `<!doctype html><form id="f" method="POST" enctype="${enctype}" action="${esc(action)}">` +
+    `${inputs}<button>Claim your prize</button></form>`
+  );
+};
 const scriptPage = (script: string) =>
   `<!doctype html><p>free prizes</p><script>window.__done = false; (async () => { ${script} })().finally(() => { window.__done = true; });</script>`;
 
@@ -245,17 +250,40 @@ test("[ui][csrf] cross-origin posts to sign-out and to better-auth's admin endpo
     "/api/auth/admin/create-user",
     "/api/auth/admin/impersonate-user",
   ];
+  const made = {
+    userId: victim?.id,
+    role: "admin",
+    email: `csrf-made-${tag}@e2e.example`,
+    password: "made by csrf 1234",
+    name: "x",
+  };
   pages.set(
     "/auth-fetch",
     scriptPage(`
-    const post = (path, body, type) => fetch(${JSON.stringify(E2E.baseURL)} + path, { method: "POST", mode: "no-cors", credentials: "include", headers: type ? { "content-type": type } : {}, body }).catch(() => {});
-    const json = ${JSON.stringify(JSON.stringify({ userId: victim?.id, role: "admin", email: `csrf-made-${tag}@e2e.example`, password: "made by csrf 1234", name: "x" }))};
+    const post = (path, body, type) =>
+      fetch(${JSON.stringify(E2E.baseURL)} + path, {
+        method: "POST",
+        mode: "no-cors",
+        credentials: "include",
+        headers: type ? { "content-type": type } : {},
+        body,
+      }).catch(() => {});
+    const json = ${JSON.stringify(JSON.stringify(made))};
     await post("/api/auth/sign-out", "{}", "text/plain");
     await post("/api/auth/sign-out", new URLSearchParams({ x: "1" }));
     await post("/api/auth/sign-out", new FormData());
-    for (const path of ${JSON.stringify(adminPaths)}) { await post(path, json, "text/plain"); await post(path, new URLSearchParams(JSON.parse(json))); }
+    for (const path of ${JSON.stringify(adminPaths)}) {
+      await post(path, json, "text/plain");
+      await post(path, new URLSearchParams(JSON.parse(json)));
+    }
     // A CORS fetch with JSON needs a preflight, which fails: it is never sent.
-    await fetch(${JSON.stringify(`${E2E.baseURL}/api/auth/sign-out`)}, { method: "POST", mode: "cors", credentials: "include", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
+    await fetch(${JSON.stringify(`${E2E.baseURL}/api/auth/sign-out`)}, {
+      method: "POST",
+      mode: "cors",
+      credentials: "include",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    }).catch(() => {});
   `),
   );
   await page.goto(`${evil}/auth-fetch`);

@@ -38,7 +38,7 @@ function errorCode(p: Promise<unknown>): Promise<string> {
 }
 
 describe("PostgreSQL out of connections", () => {
-  it("[faults] with PostgreSQL's connections all taken by idle clients, deliveries answer 503 within the claim bound, not a hang, and 200 again once connections free up", async () => {
+  it("[faults] connections all taken: 503 within the claim bound, not a hang; 200 once they free up", async () => {
     app = await startApp(dbUrl, { WEBHOOK_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS) });
     // Health runs on the main pool; no delivery has been sent, so the claim pool (it connects lazily) is empty.
     await waitForHttp(`${app.url}/api/health`, { expectStatus: 200, timeoutMs: 15_000 });

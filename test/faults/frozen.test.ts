@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 describe("frozen database", () => {
-  it("[faults] with PostgreSQL frozen behind a TCP proxy every delivery is answered 503 within the claim bound and memory stays bounded; thawed, deliveries answer 200 again without a restart, and every 2xx'd event is in the ledger once", async () => {
+  it("[faults] frozen: 503s within the bound, memory bounded; thawed: 200s, no restart, each event once", async () => {
     app = await startApp(proxy.url(dbUrl), {
       WEBHOOK_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
       WEBHOOK_QUEUE_MAX: "200",

@@ -55,12 +55,18 @@ function load(tag: string, senders = 40) {
 
 describe("PostgreSQL restarted under load", () => {
   for (const mode of ["fast", "immediate"] as const) {
-    it(`[faults] a '${mode}' restart under 40 senders: only 200 or 503, 200 again within 5 s of PostgreSQL accepting, every 2xx'd event stored once, nothing uncaught`, async () => {
+    it(`[faults] '${mode}' restart: only 200/503, 200 within 5 s of accepting, acks stored once, none uncaught`, async () => {
       const traffic = load(mode);
       await new Promise((r) => setTimeout(r, 1500));
       // Down about as long as observed in the issue: 1 s for immediate, 5 s for fast.
       const timings = await cluster.restart(mode, mode === "fast" ? 5000 : 1000);
-      await new Promise((r) => setTimeout(r, 6000));
+      // The load goes on until a delivery sent after PostgreSQL accepted again got its 200, and 4 s past that
+      // (the window "after recovery" below); bounded, so no recovery fails the assertions rather than hanging.
+      for (const giveUpAt = Date.now() + 15_000; Date.now() < giveUpAt;) {
+        const firstOk = traffic.answers.find((a) => a.status === 200 && a.startedAt >= timings.acceptingAt);
+        if (firstOk && Date.now() > firstOk.endedAt + 4000) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await traffic.stop();
       const { answers } = traffic;
 

@@ -147,7 +147,10 @@ describe("two app instances on one database", () => {
       { actor: string; n: number }[]
     >`select actor, count(*)::int as n from webhook_attempt group by actor order by actor`;
     console.log(
-      `[faults/two-instances] both started in ${Math.round(startMs)} ms; ${2 * EVENTS} deliveries in ${Math.round(sendMs)} ms, settled ${Math.round(performance.now() - settleStarted)} ms later; claimed by a=${claimedBy.a} b=${claimedBy.b}; ` +
+      `[faults/two-instances] both started in ${Math.round(startMs)} ms; ` +
+        `${2 * EVENTS} deliveries in ${Math.round(sendMs)} ms, ` +
+        `settled ${Math.round(performance.now() - settleStarted)} ms later; ` +
+        `claimed by a=${claimedBy.a} b=${claimedBy.b}; ` +
         `attempts by ${processedBy.map((p) => `${p.actor}=${p.n}`).join(" ")}`,
     );
     expect(unsettled).toBe(0);
@@ -245,6 +248,11 @@ describe("two app instances on one database", () => {
         await sleep(100);
       }
       expect(settled).toBe(N);
+      // Both instances' workers took batches of it: the backlog was drained by the two at once.
+      const byActor = await db<{ actor: string; n: number }[]>`
+        select actor, count(*)::int as n from webhook_attempt group by actor order by actor`;
+      const attemptsBy = workers.map((w) => byActor.find((b) => b.actor.endsWith(`:${w.proc.pid}`))?.n ?? 0);
+      expect(attemptsBy.map((n) => n > 0)).toEqual([true, true]);
 
       const drainMs = Date.now() - (deadline - 45_000);
       const log = cluster!.log().slice(logFrom).split("\n");
@@ -255,7 +263,9 @@ describe("two app instances on one database", () => {
         .slice(0, 3)
         .map((l) => l.slice(0, 200));
       console.log(
-        `[faults/two-instances] backlog of ${N} drained in ${drainMs} ms; ${deadlocks} deadlocks, ${rolledBack.length} batches rolled back`,
+        `[faults/two-instances] backlog of ${N} drained in ${drainMs} ms ` +
+          `(attempts by instance: ${attemptsBy.join(", ")}); ` +
+          `${deadlocks} deadlocks, ${rolledBack.length} batches rolled back`,
       );
       expect(deadlocks, firstDetail.join("\n")).toBe(0);
       expect(rolledBack).toEqual([]);

@@ -122,6 +122,11 @@ describe("ClaimBatcher", () => {
       const batcher = new ClaimBatcher(dead.db);
       const settled = await Promise.allSettled(["evt_x", "evt_y", "evt_z"].map((id) => batcher.claim(event(id))));
       expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected"]);
+      // The database's own error (the driver's connection refused, under drizzle's query error), not a timeout.
+      const codes = settled.map(
+        (s) => ((s as PromiseRejectedResult).reason as { cause?: { code?: string } }).cause?.code,
+      );
+      expect(codes).toEqual(["ECONNREFUSED", "ECONNREFUSED", "ECONNREFUSED"]);
     } finally {
       await dead.close();
     }

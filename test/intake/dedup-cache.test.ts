@@ -258,7 +258,10 @@ describe("dedup cache when Redis fails", () => {
 
     await kill(first);
     expect((await timedSeen(cache, "stripe", "evt_1")).answer).toBe(false);
-    await sleep(500); // a few reconnect attempts fail against the closed port
+    // The cache has seen the outage (and its reconnects fail against the closed port) before the restart.
+    await expect
+      .poll(() => logs.some((l) => l.endsWith("answering from the ledger for now")), { timeout: 5000 })
+      .toBe(true);
     await startRedis(port);
 
     await untilWorking(cache); // a marker written through the same cache object is read back

@@ -28,7 +28,7 @@ async function post(url: string, id: string): Promise<{ status: number; duplicat
 }
 
 describe("the Redis short-circuit in front of the ledger", () => {
-  it("[dedup-cache] a retry storm is answered from Redis after the claim committed; Redis killed mid-storm loses nothing and every answer stays correct", async () => {
+  it("[dedup-cache] retries answered from Redis once claimed; Redis killed mid-storm, answers stay right", async () => {
     const redis = await startThrowawayRedis();
     cleanup.push(redis.kill);
     // A generous budget: this test is about what is answered, not how fast (a loaded machine misses 5 ms).

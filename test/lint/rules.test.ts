@@ -285,11 +285,21 @@ describe("lint: lib/'s layers (boundaries)", () => {
     );
     await expectClean(
       "lib/receiver/__fixture__.ts",
-      'import { confirmFromProviders } from "@/lib/replay/confirm";\nimport { describeDelivery } from "@/lib/intake/describe";\nexport const x = [confirmFromProviders, describeDelivery];\n',
+      [
+        'import { confirmFromProviders } from "@/lib/replay/confirm";',
+        'import { describeDelivery } from "@/lib/intake/describe";',
+        "export const x = [confirmFromProviders, describeDelivery];",
+        "",
+      ].join("\n"),
     );
     await expectClean(
       "lib/cli/__fixture__.ts",
-      'import { startLedgerServer } from "@/lib/server/http";\nimport { demoTraffic } from "@/lib/demo/traffic";\nexport const x = [startLedgerServer, demoTraffic];\n',
+      [
+        'import { startLedgerServer } from "@/lib/server/http";',
+        'import { demoTraffic } from "@/lib/demo/traffic";',
+        "export const x = [startLedgerServer, demoTraffic];",
+        "",
+      ].join("\n"),
     );
     await expectClean(
       "lib/demo/__fixture__.ts",

@@ -180,7 +180,7 @@ describe("structured logs", () => {
     expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "batch" })).toBe(1);
   });
 
-  it("[ops] the process logger writes info to stdout and warnings to stderr (where console.log and console.error went), as JSON unless asked for pretty", async () => {
+  it("[ops] the process logger: info to stdout, warnings to stderr, as JSON unless asked for pretty", async () => {
     const script = [
       'const { componentLogger } = await import("@/lib/log");',
       'const log = componentLogger("receiver");',

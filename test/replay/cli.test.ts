@@ -113,7 +113,7 @@ describe("npm run replay", () => {
     expect(await query(db, sql`select count(*)::int as n from replay_run`)).toEqual([{ n: 0 }]);
   });
 
-  it("[replay] CLI: a replay killed with SIGKILL mid-way is refused to others while its lease holds, then --resume finishes it with the right totals", async () => {
+  it("[replay] CLI: a SIGKILLed run is refused to others while leased; --resume finishes, totals right", async () => {
     const { events, missing } = await seeded(500, 4);
     const page3 = events[500 - 200]!.id;
     let hang = true;

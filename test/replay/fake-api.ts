@@ -224,7 +224,8 @@ export function paddleRoute(events: readonly PaddleEvent[], key: string) {
     const page = list.slice(0, perPage);
     const hasMore = list.length > perPage;
     const last = page.at(-1);
-    const next = `${api.url}/events?after=${last?.event_id ?? after ?? ""}&order_by=${encodeURIComponent(req.query.get("order_by") ?? "id[ASC]")}&per_page=${perPage}`;
+    const orderBy = encodeURIComponent(req.query.get("order_by") ?? "id[ASC]");
+    const next = `${api.url}/events?after=${last?.event_id ?? after ?? ""}&order_by=${orderBy}&per_page=${perPage}`;
     return {
       status: 200,
       body: {

@@ -43,7 +43,7 @@ function deliveries(): GithubDelivery[] {
 }
 
 describe("replay from GitHub's hook deliveries API", () => {
-  it("[replay] GitHub: deliveries are paged by the Link cursor until past since, only missing payloads are fetched, and each is claimed under its delivery guid", async () => {
+  it("[replay] GitHub: pages by Link cursor past since, fetches only missing payloads, claims by guid", async () => {
     const all = deliveries();
     const inWindow = all.filter((d) => d.id < 95_000 && d.id >= 90_000);
     const missing = inWindow.filter((d) => d.id % 10 === 3);

@@ -17,7 +17,8 @@ describe("replay HTTP details", () => {
 
   it("[replay] GitHub's next cursor comes from the Link header's rel=next, and there is none on the last page", () => {
     const link =
-      '<https://api.github.com/repos/o/r/hooks/1/deliveries?per_page=100&cursor=v1_12077215967>; rel="next", <https://api.github.com/repos/o/r/hooks/1/deliveries?per_page=100>; rel="first"';
+      '<https://api.github.com/repos/o/r/hooks/1/deliveries?per_page=100&cursor=v1_12077215967>; rel="next", ' +
+      '<https://api.github.com/repos/o/r/hooks/1/deliveries?per_page=100>; rel="first"';
     expect(nextCursorFromLink(link)).toBe("v1_12077215967");
     expect(nextCursorFromLink('<https://api.github.com/x?per_page=100>; rel="first"')).toBeUndefined();
     expect(nextCursorFromLink(null)).toBeUndefined();

@@ -121,7 +121,7 @@ describe("replay runs survive their process", () => {
     });
   });
 
-  it("[replay] a process whose own lease lapsed mid-page cannot drive the run twice: a new drive takes it, the first stops, every page counts once", async () => {
+  it("[replay] a lease lapsed mid-page: a new drive takes the run, the first stops, pages count once", async () => {
     const events = storyEvents(300);
     const missing = events.filter((_, i) => i % 3 === 0).map((e) => e.id);
     await seedLedger(

@@ -246,7 +246,7 @@ describe("session fixation", () => {
     expect((await getActor(auth, new Headers({ cookie: res.session! })))?.id).toBe(user.id);
   });
 
-  it("[session] signing in over a valid session of another account (the attacker's, planted) issues a new token; the planted one stays the attacker's", async () => {
+  it("[session] signing in over an attacker's planted session: new token; the planted one stays theirs", async () => {
     const auth = testAuth(db);
     const attacker = await makeUser(db, "support", "attacker@example.com");
     const victim = await makeUser(db, "admin", "victim@example.com");

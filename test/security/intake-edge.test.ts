@@ -178,7 +178,7 @@ describe("slow clients", () => {
 });
 
 describe("bytes held by unverified bodies", () => {
-  it("[security] many connections each holding a body under the limit: past WEBHOOK_UNVERIFIED_MAX_BYTES they get 503 + Retry-After, and it is all released", async () => {
+  it("[security] bodies held past WEBHOOK_UNVERIFIED_MAX_BYTES get 503 + Retry-After; all bytes are released", async () => {
     const held: Raw[] = [];
     const body = Buffer.alloc(50 * 1024, 97);
     for (let i = 0; i < 16; i++) {

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { handlerLookup } from "@/lib/handlers/registry";
+import { leaseDue } from "@/lib/ledger/lease";
+import { processLeased } from "@/lib/ledger/process";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
@@ -37,7 +39,10 @@ describe("a failure says whether retrying can help", () => {
     await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_ok_1", subscriptionId: "sub_Ok00000001" }));
     await claim(db, "stripe", broken);
     await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_ok_2", subscriptionId: "sub_Ok00000002" }));
-    const results = await drain(db);
+    // One lease, one processLeased: the three are one batch.
+    const batch = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 10 });
+    expect(batch.map((e) => e.eventId).sort()).toEqual(["evt_broken", "evt_ok_1", "evt_ok_2"]);
+    const results = await processLeased(db, batch, { policy: testSettings().policy, handlers: handlerLookup() });
     expect(results.map((r) => [r.eventId, r.outcome]).sort()).toEqual([
       ["evt_broken", "dead"],
       ["evt_ok_1", "settled"],

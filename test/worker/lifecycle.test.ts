@@ -185,6 +185,10 @@ describe("requeue and process now", () => {
     expect(await requeueEvent({ db, actor: OPS, input: { source: "stripe", eventId: "evt_poison_requeue" } })).toEqual({
       status: "claimed",
     });
+    // A fresh budget: none of its attempts count against WORKER_MAX_ATTEMPTS any more.
+    expect(await query(db, sql`select status, (attempts - attempts_base)::int as used from webhook_event`)).toEqual([
+      { status: "claimed", used: 0 },
+    ]);
     await drain(db, settings); // the built-in handler: the "bug" is fixed
     const attempts = await query<{ number: number; trigger: string; actor: string; outcome: string }>(
       db,

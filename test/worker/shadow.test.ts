@@ -72,6 +72,7 @@ describe("CLAIM_MODE=shadow", () => {
 
   it("[shadow] --since accepts 24h, 90m, 7d and ISO times and explains anything else", () => {
     const now = new Date("2026-11-29T12:00:00Z");
+    expect(parseSince("24h", now).toISOString()).toBe("2026-11-28T12:00:00.000Z");
     expect(parseSince("90m", now).toISOString()).toBe("2026-11-29T10:30:00.000Z");
     expect(parseSince("7d", now).toISOString()).toBe("2026-11-22T12:00:00.000Z");
     expect(parseSince("2026-11-01T10:00:00Z").toISOString()).toBe("2026-11-01T10:00:00.000Z");

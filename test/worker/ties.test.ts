@@ -219,14 +219,40 @@ describe("a tie left for a person", () => {
 describe("the timeline tells the truth under concurrency", () => {
   it("[ties] a worker that waited on another's first insert records that worker's version and event as prior", async () => {
     // Another worker is mid-transaction having applied version 2000 of the entity (its row lock held).
+    let inserted!: () => void;
+    const holding = new Promise<void>((r) => (inserted = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
     const other = db.transaction(async (tx) => {
       await tx.execute(sql`insert into entity_version (source, entity_type, entity_id, version, event_id)
                            values ('stripe', 'subscription', 'sub_C1', 2000, 'evt_other')`);
-      await new Promise((r) => setTimeout(r, 300));
+      inserted();
+      await released;
     });
-    await new Promise((r) => setTimeout(r, 50));
-    await claim(db, "stripe", eventOf("evt_mine", "sub_C1", 1500, B, A));
-    const [processed] = await Promise.all([drain(db), other]);
+    let draining: ReturnType<typeof drain> | undefined;
+    try {
+      await Promise.race([holding, other]);
+      await claim(db, "stripe", eventOf("evt_mine", "sub_C1", 1500, B, A));
+      draining = drain(db);
+      // The worker's own insert waits on that uncommitted row; only then does the other transaction commit.
+      await expect
+        .poll(
+          async () =>
+            (
+              await query<{ n: number }>(
+                db,
+                sql`select count(*)::int as n from pg_stat_activity
+                    where datname = current_database() and wait_event_type = 'Lock'
+                      and query like '%insert into entity_version%' and pid <> pg_backend_pid()`,
+              )
+            )[0]?.n,
+          { timeout: 5000, interval: 20 },
+        )
+        .toBe(1);
+    } finally {
+      release();
+    }
+    const [processed] = await Promise.all([draining!, other]);
     expect(processed.map((p) => p.outcome)).toEqual(["stale"]);
     const [t] = await query<Record<string, unknown>>(
       db,
