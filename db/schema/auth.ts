@@ -107,6 +107,13 @@ export const auditLog = pgTable(
     result: text("result", { enum: ["ok", "refused", "error"] }).notNull(),
     error: text("error"),
   },
-  (t) => [index("audit_log_at_idx").on(t.at), index("audit_log_target_idx").on(t.target)],
+  // Newest first on (at, id); each console filter has an index that leads with it and continues in that order.
+  (t) => [
+    index("audit_log_at_id_idx").on(t.at, t.id),
+    index("audit_log_actor_idx").on(t.actorEmail, t.at, t.id),
+    index("audit_log_action_idx").on(t.action, t.at, t.id),
+    index("audit_log_result_idx").on(t.result, t.at, t.id),
+    index("audit_log_target_idx").on(t.target),
+  ],
 );
 export type AuditEntry = typeof auditLog.$inferSelect;

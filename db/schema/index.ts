@@ -6,3 +6,4 @@ export * from "./replay";
 export * from "./sources";
 export * from "./alerts";
 export * from "./retention";
+export * from "./console";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { ATTEMPT_TRIGGERS } from "./worker";
+import { ATTEMPT_OUTCOMES, ATTEMPT_TRIGGERS } from "./worker";
 import {
   bigint,
   boolean,
@@ -17,6 +17,10 @@ import { tstz } from "./columns";
 
 export const EVENT_STATUSES = ["claimed", "processing", "settled", "failed", "dead"] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** A person's decision on a dead event: done by hand outside the ledger, or needing no work at all. */
+export const EVENT_RESOLUTIONS = ["resolved", "ignored"] as const;
+export type EventResolution = (typeof EVENT_RESOLUTIONS)[number];
 
 export const EVENT_VIA = ["provider", "replay"] as const;
 export type EventVia = (typeof EVENT_VIA)[number];
@@ -79,6 +83,16 @@ export const webhookEvent = pgTable(
      * Null for replayed events and rows from before it was recorded.
      */
     verifiedWith: text("verified_with"),
+    /**
+     * The last attempt's outcome, written by the statement that settles, fails or kills the event (so
+     * "settled" can say stale, ignored or tie). Null on rows from before it was recorded: read as settled.
+     */
+    outcome: text("outcome", { enum: ATTEMPT_OUTCOMES }),
+    /** A person's decision on a dead event (lib/ledger/resolve-dead.ts): it then settles without running. */
+    resolution: text("resolution", { enum: EVENT_RESOLUTIONS }),
+    resolutionNote: text("resolution_note"),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: tstz("resolved_at"),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),

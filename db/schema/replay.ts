@@ -14,6 +14,14 @@ export interface ReplayParams {
   stripeFailedOnly?: boolean;
 }
 
+/** One event a preview (dry run) would bring in, as the provider's listing names it: the preview's sample. */
+export interface ReplaySampleItem {
+  eventId: string;
+  type?: string;
+  /** ISO time the provider gives (created, occurred or delivered). */
+  at?: string;
+}
+
 /**
  * Mutable: one row per replay (or dry run) of a provider's events API over a window. `cursor` is the
  * next page to fetch; it only moves in the transaction that ingests the page before it and adds its
@@ -40,6 +48,8 @@ export const replayRun = pgTable(
     duplicates: integer("duplicates").notNull().default(0),
     failed: integer("failed").notNull().default(0),
     pages: integer("pages").notNull().default(0),
+    /** A dry run's first few would-be-new events, for the console's preview. */
+    sample: jsonb("sample").$type<ReplaySampleItem[]>().notNull().default([]),
     cursor: text("cursor"),
     lastError: text("last_error"),
     startedAt: tstz("started_at").notNull().defaultNow(),

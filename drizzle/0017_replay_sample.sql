@@ -1,0 +1,1 @@
+ALTER TABLE "replay_run" ADD COLUMN "sample" jsonb DEFAULT '[]'::jsonb NOT NULL;
