@@ -3,9 +3,10 @@
  * wall time through the production client (prepared statements), then EXPLAIN ANALYZE of the SQL that
  * drizzle sent, captured by a logger on a second connection, inside a transaction that is rolled back.
  */
+import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
-import type { Db } from "@/db/client";
+import { rowsOf, type Db } from "@/db/client";
 import * as schema from "@/db/schema";
 import type { Actor } from "@/lib/auth/roles";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
@@ -14,6 +15,15 @@ import { leaseDue } from "@/lib/ledger/lease";
 import { encodeCursor, listEvents, type ListEventsInput } from "@/lib/ledger/list-events";
 import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
 import { countRequeueable } from "@/lib/ledger/requeue-matching";
+import { getDeliverySeries } from "@/lib/ledger/delivery-series";
+import { buildDisputeBundle } from "@/lib/ledger/dispute-bundle";
+import { listFailureGroups } from "@/lib/ledger/failure-groups";
+import { getSubjectView } from "@/lib/ledger/subject";
+import { recordSubjectTerms } from "@/lib/ledger/subject-terms";
+import { listOpenTies } from "@/lib/ledger/ties";
+import { getRetentionPreview } from "@/lib/retention/preview";
+import type { RetentionSettings } from "@/lib/retention/settings";
+import { customerName } from "./console-seed";
 import type { ProviderKind } from "@/lib/providers/types";
 
 const actor: Actor = { id: "bench", email: "bench@example.com", role: "ops" };
@@ -33,7 +43,25 @@ export interface Picks {
   entity: { source: ProviderKind; entityType: string; entityId: string };
   dayFrom: string;
   dayTo: string;
+  /** Prefixes: of ten customer ids, of many (the directory's cap applies), of eleven emails, of a name. */
+  idPrefix: string;
+  widePrefix: string;
+  emailPrefix: string;
+  namePrefix: string;
+  lastName: string;
 }
+
+const CUSTOMER = 1234;
+const retention: RetentionSettings = {
+  retentionDays: 90,
+  tombstoneDays: 400,
+  replayDays: 90,
+  auditDays: 365,
+  batchSize: 1000,
+  pauseMs: 0,
+  snapshotWaitMs: 2000,
+};
+const noSources = async () => undefined;
 
 /** Keys the cases need from the seeded data: a mid-history cursor, a customer, an event, a timeline. */
 export async function pick(sql: postgres.Sql, rows: number): Promise<Picks> {
@@ -47,14 +75,20 @@ export async function pick(sql: postgres.Sql, rows: number): Promise<Picks> {
     select source, entity_type, entity_id from entity_transition group by 1, 2, 3 order by count(*) desc limit 1`;
   if (!mid || !ev || !en) throw new Error("the seed lacks a mid-history row, a dead event or a timeline");
   const day = 86_400_000;
+  const name = customerName(CUSTOMER);
   return {
     deepCursor: encodeCursor([mid.ts, mid.source, mid.event_id]),
-    customer: "cus_B000001234",
-    email: "user1234@example.com",
+    customer: `cus_B${String(CUSTOMER).padStart(9, "0")}`,
+    email: `user${CUSTOMER}@example.com`,
     event: { source: ev.source, eventId: ev.event_id },
     entity: { source: en.source, entityType: en.entity_type, entityId: en.entity_id },
     dayFrom: new Date(Date.now() - 8 * day).toISOString(),
     dayTo: new Date(Date.now() - 7 * day).toISOString(),
+    idPrefix: `cus_B${String(CUSTOMER).padStart(9, "0").slice(0, -1)}`,
+    widePrefix: "cus_B0000",
+    emailPrefix: `USER${CUSTOMER}`,
+    namePrefix: `${name.split(" ")[0]} ${name.split(" ")[1]!.slice(0, 3)}`.toLowerCase(),
+    lastName: name.split(" ")[1]!,
   };
 }
 
@@ -85,14 +119,47 @@ export function cases(p: Picks): Case[] {
     list("events: search customer id", { filter: { q: p.customer } }),
     list("events: search email", { filter: { q: p.email } }),
     list("events: search event id", { filter: { q: p.event.eventId } }),
+    list("events: search id prefix (10 customers)", { filter: { q: p.idPrefix } }),
+    list("events: search id prefix (50-term cap)", { filter: { q: p.widePrefix } }),
+    list("events: search email prefix (11 emails)", { filter: { q: p.emailPrefix } }),
+    list("events: search name prefix", { filter: { q: p.namePrefix } }),
+    list("events: search last name", { filter: { q: p.lastName } }),
+    list("events: search id prefix + status=dead", { filter: { q: p.widePrefix, status: ["dead"] } }),
     {
       name: "overview: getStatusCounts",
       run: async (db) => Object.keys((await getStatusCounts(db, actor)).counts).length,
     },
     { name: "overview: getBacklog", run: async (db) => (await getBacklog(db, actor)).size },
     { name: "overview: getDeliveryRate (24 h)", run: async (db) => (await getDeliveryRate(db, actor)).length },
+    {
+      name: "overview: getDeliverySeries (24 h, 10-min buckets)",
+      run: async (db) => (await getDeliverySeries(db, actor, { hours: 24, bucketMinutes: 10 })).buckets.length,
+    },
     { name: "overview: getFailingTypes", run: async (db) => (await getFailingTypes(db, actor)).length },
+    {
+      name: "failures: listFailureGroups (dead)",
+      run: async (db) => (await listFailureGroups(db, actor, { status: "dead" })).groups.length,
+    },
     { name: "overview: listDeadEvents", run: async (db) => (await listDeadEvents(db, actor)).rows.length },
+    {
+      name: "overview: getRetentionPreview",
+      run: async (db) => (await getRetentionPreview(db, actor, retention)).events,
+    },
+    { name: "overview: listOpenTies", run: async (db) => (await listOpenTies(db, actor)).length },
+    {
+      name: "customer: getSubjectView (customer id)",
+      run: async (db) => (await getSubjectView(db, actor, { subject: p.customer }, noSources)).events.length,
+    },
+    {
+      name: "customer: getSubjectView (email)",
+      run: async (db) => (await getSubjectView(db, actor, { subject: p.email }, noSources)).events.length,
+    },
+    {
+      name: "customer: buildDisputeBundle (customer id)",
+      run: async (db) =>
+        (await buildDisputeBundle(db, actor, { subject: p.customer }, { sourceOf: noSources, format: "json" })).events
+          .length,
+    },
     {
       name: "detail: getEventDetail (dead, 8 attempts)",
       run: async (db) => (await getEventDetail(db, actor, p.event, async () => undefined)).attempts.length,
@@ -163,11 +230,43 @@ export async function time(db: Db, c: Case, runs: number): Promise<Timing> {
   return { rows, runs: ms.length, p50: pct(ms, 0.5), p95: pct(ms, 0.95), max: ms[ms.length - 1] ?? NaN };
 }
 
+/**
+ * What the worker's settle pays for the search directory: recordSubjectTerms for a batch of `size` new events
+ * (copies of recent settled ones under new event ids, so each brings one new term and finds the rest known),
+ * timed alone inside a transaction that is rolled back.
+ */
+export async function termWrite(db: Db, runs: number, size = 100): Promise<Timing> {
+  const ms: number[] = [];
+  for (let run = 0; run < runs + 3; run++) {
+    const tag = `-terms${run}`;
+    // The callback returns the milliseconds of the term write alone (the copies' insert is not timed).
+    const { n: took } = await inRollback(db, async (tx) => {
+      const copies = rowsOf<{ source: string; eventId: string; payload: unknown }>(
+        await tx.execute(sql`
+          insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids)
+          select source, event_id || ${tag}, event_type, payload, raw_body, headers, 'processing',
+                 array_replace(subject_ids, event_id, event_id || ${tag})
+          from webhook_event where status = 'settled' and source = 'stripe'
+          order by received_at desc offset ${run * size} limit ${size}
+          returning source, event_id as "eventId", payload`),
+      );
+      const t0 = performance.now();
+      await recordSubjectTerms(tx, copies);
+      return performance.now() - t0;
+    });
+    if (run >= 3) ms.push(took);
+  }
+  ms.sort((a, b) => a - b);
+  return { rows: size, runs: ms.length, p50: pct(ms, 0.5), p95: pct(ms, 0.95), max: ms[ms.length - 1] ?? NaN };
+}
+
 /** Index names, short, and sequential scans of the big tables, as a plan's text shows them. */
 function scans(plan: string, out: Set<string>) {
   for (const m of plan.matchAll(/(?:Index Scan|Index Only Scan)(?: Backward)? using (\S+)|Bitmap Index Scan on (\S+)/g))
     out.add((m[1] ?? m[2] ?? "").replace(/^webhook_event_/, "").replace(/^bench_/, "+"));
-  for (const m of plan.matchAll(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)\b/g))
+  for (const m of plan.matchAll(
+    /Seq Scan on (webhook_event|webhook_delivery|webhook_attempt|entity_transition|subject_term)\b/g,
+  ))
     out.add(`SEQ ${m[1]}`);
 }
 
@@ -188,7 +287,7 @@ export async function explain(
         const plan = rows.map((r) => (r as Record<string, string>)["QUERY PLAN"]).join("\n");
         scans(plan, uses);
         texts.push(
-          `-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${JSON.stringify(params).slice(0, 300)}\n${plan}`,
+          `-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${JSON.stringify(params, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v)).slice(0, 300)}\n${plan}`,
         );
         throw new Rollback();
       })

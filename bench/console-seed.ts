@@ -1,16 +1,13 @@
 /**
  * The database behind `npm run bench:console`: a fresh migrated database, seeded set-based from fixture
- * payloads whose ids are placeholders that SQL `replace()` fills per row (event, customer, object, email).
+ * payloads whose ids are placeholders that SQL `replace()` fills per row (event, customer, object, email, name),
+ * and the search directory those events would have given the worker.
  */
 import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
+import { DIRECTORY_ID_FIELDS, termFieldSql } from "@/lib/ledger/subject-terms";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
-import { githubIssuesOpened, githubPullRequestEvent } from "@/lib/samples/github";
-import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
-import { shopifyOrder } from "@/lib/samples/shopify";
-import { slackEventCallback } from "@/lib/samples/slack";
-import { standardEvent } from "@/lib/samples/standard";
-import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/lib/samples/stripe";
+import { compactPayloads, fullPayloads, TOKEN, type Payloads } from "./console-payloads";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const connect = (url: string, max = 1) => postgres(url, { max, onnotice: () => {} });
@@ -40,13 +37,7 @@ export const dropDb = (name: string) =>
     console.error(`could not drop ${name}: ${String(err)}`),
   );
 
-// Placeholders: suffixes that keep each id matching lib/ledger/subjects.ts, so the template's subjects are the row's.
-const E = "TOKEVT00001",
-  C = "TOKCUS00001",
-  O = "TOKOBJ00001",
-  MAIL = "tokmail00001@example.com",
-  N1 = "9990000001",
-  N2 = "9990000002";
+const { event: E, customer: C, object: O, email: MAIL, n1: N1, n2: N2 } = TOKEN;
 
 interface Template {
   source: string;
@@ -60,7 +51,7 @@ interface Template {
   headers: string;
 }
 
-function templates(): Template[] {
+function templates(P: Payloads, compact: boolean): Template[] {
   const out: Template[] = [];
   const add = (
     source: string,
@@ -81,51 +72,33 @@ function templates(): Template[] {
       entity_type: entity[0],
       entity_id: entity[1],
       evt,
-      headers: JSON.stringify({ "content-type": "application/json", ...headers }),
+      // Compact: the content type alone (the console reads headers only on the detail page).
+      headers: JSON.stringify({ "content-type": "application/json", ...(compact ? {} : headers) }),
     });
   };
-  const withType = <T extends Record<string, unknown>>(p: T, key: string, type: string) => ({ ...p, [key]: type });
   const sh = {
     "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
     "stripe-signature": "t=1712917129,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
   };
-  const sub = (
-    type: "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted",
-  ) => stripeSubscriptionEvent({ type, eventId: `evt_${E}`, subscriptionId: `sub_${C}`, customerId: `cus_${C}` });
-  const inv = stripeInvoicePaidEvent({
-    eventId: `evt_${E}`,
-    invoiceId: `in_${O}`,
-    customerId: `cus_${C}`,
-    customerEmail: MAIL,
-    subscriptionId: `sub_${C}`,
-  });
   for (const [t, w] of [
     ["customer.subscription.updated", 18],
     ["customer.subscription.created", 5],
     ["customer.subscription.deleted", 2],
   ] as const)
-    add("stripe", t, w, sub(t), ["subscription", `sub_${C}`], "evt_", sh);
+    add("stripe", t, w, P.subscription(t), ["subscription", `sub_${C}`], "evt_", sh);
   for (const [t, w] of [
     ["invoice.paid", 15],
     ["invoice.finalized", 8],
     ["invoice.upcoming", 5],
     ["invoice.payment_failed", 3],
   ] as const)
-    add("stripe", t, w, withType(inv, "type", t), ["invoice", `in_${O}`], "evt_", sh);
-  add(
-    "stripe",
-    "customer.updated",
-    3.95,
-    withType(inv, "type", "customer.updated"),
-    ["customer", `cus_${C}`],
-    "evt_",
-    sh,
-  );
+    add("stripe", t, w, P.invoice(t), ["invoice", `in_${O}`], "evt_", sh);
+  add("stripe", "customer.updated", 3.95, P.invoice("customer.updated"), ["customer", `cus_${C}`], "evt_", sh);
   add(
     "stripe",
     "charge.dispute.created",
     0.05,
-    withType(inv, "type", "charge.dispute.created"),
+    P.invoice("charge.dispute.created"),
     ["dispute", `in_${O}`],
     "evt_",
     sh,
@@ -136,31 +109,14 @@ function templates(): Template[] {
     "x-hub-signature-256": "sha256=0b1f...",
     "user-agent": "GitHub-Hookshot/0d9f3c1",
   });
-  const author = { login: `dev${C}`, id: Number(N2) };
   for (const [a, w] of [
     ["opened", 4],
     ["synchronize", 6],
     ["closed", 2],
   ] as const)
-    add(
-      "github",
-      `pull_request.${a}`,
-      w,
-      githubPullRequestEvent({ action: a, pullRequestId: Number(N1), author }),
-      ["pull_request", N1],
-      "uuid",
-      gh("pull_request"),
-    );
-  add(
-    "github",
-    "issues.opened",
-    3,
-    githubIssuesOpened({ issueId: Number(N1), author }),
-    ["issue", N1],
-    "uuid",
-    gh("issues"),
-  );
-  const order = shopifyOrder({ id: Number(N1), customerId: Number(N2), email: MAIL, customerEmail: MAIL });
+    add("github", `pull_request.${a}`, w, P.pullRequest(a), ["pull_request", N1], "uuid", gh("pull_request"));
+  add("github", "issues.opened", 3, P.issue(), ["issue", N1], "uuid", gh("issues"));
+  const order = P.order();
   for (const [t, w] of [
     ["orders/create", 4],
     ["orders/updated", 4],
@@ -178,59 +134,37 @@ function templates(): Template[] {
     ["subscription.created", 1.5],
     ["transaction.completed", 2.5],
   ] as const)
-    add(
-      "paddle",
-      t,
-      w,
-      paddleSubscriptionEvent({
-        eventId: `evt_${E}`,
-        eventType: t,
-        subscriptionId: `sub_${C}`,
-        customerId: `ctm_${C}`,
-      }),
-      ["subscription", `sub_${C}`],
-      "evt_",
-      ph,
-    );
-  const slack = slackEventCallback({ eventId: `Ev${E}`, channel: `C${O}`, user: `U${C}` });
+    add("paddle", t, w, P.paddle(t), ["subscription", `sub_${C}`], "evt_", ph);
   const sl = {
     "x-slack-signature": "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503",
     "x-slack-request-timestamp": "1712917129",
   };
-  add("slack", "message", 4, slack, ["channel", `C${O}`], "Ev", sl);
-  add(
-    "slack",
-    "reaction_added",
-    1,
-    {
-      ...slack,
-      event: {
-        type: "reaction_added",
-        user: `U${C}`,
-        reaction: "thumbsup",
-        item: { type: "message", channel: `C${O}`, ts: "1712917129.000200" },
-        event_ts: "1712917130.000300",
-      },
-    },
-    ["channel", `C${O}`],
-    "Ev",
-    sl,
-  );
-  add(
-    "standard",
-    "subscription.updated",
-    2,
-    standardEvent({ id: `sub_${O}`, customerId: `cus_${C}`, email: MAIL }),
-    ["subscription", `sub_${O}`],
-    "msg_",
-    { "webhook-id": "msg", "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDDX01r8=" },
-  );
+  add("slack", "message", 4, P.slack("message"), ["channel", `C${O}`], "Ev", sl);
+  add("slack", "reaction_added", 1, P.slack("reaction_added"), ["channel", `C${O}`], "Ev", sl);
+  add("standard", "subscription.updated", 2, P.standard(), ["subscription", `sub_${O}`], "msg_", {
+    "webhook-id": "msg",
+    "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDDX01r8=",
+  });
   return out;
 }
 
-/** The per-row replace chain: e = event serial, c = customer serial, o = object serial, m = email. */
+/** The per-row replace chain: e = event serial, c = customer serial, o = object serial, m = email, f/l = name. */
 const fill = (expr: string) =>
-  `replace(replace(replace(replace(replace(replace(${expr}, '${E}', e), '${C}', c), '${O}', o), '${MAIL}', m), '${N1}', n1), '${N2}', n2)`;
+  `replace(replace(replace(replace(replace(replace(replace(replace(${expr}, '${E}', e), '${C}', c), '${O}', o), '${MAIL}', m), '${N1}', n1), '${N2}', n2), '${TOKEN.first}', f), '${TOKEN.last}', l)`;
+
+// Customer names: 60 × 80 pairs, so a full name is shared by about one customer in 4,800 (as real names are).
+const FIRST =
+  `Ada Aiko Amara Anders Ari Beatriz Bo Carmen Chen Dalia Dmitri Elif Emeka Erin Farah Felix Greta Hana Hugo Ines
+  Ivan Jenny Jon Kaia Kenji Lena Leon Lucia Mateo Maya Mei Milan Nadia Nils Noor Oren Paula Priya Quinn Rafael Rosa Sami
+  Sana Sofia Tariq Tess Theo Uma Vera Viktor Wanda Wen Xavier Yara Yusuf Zara Zoe Omar Ilse Kofi`.split(/\s+/);
+const LAST =
+  `Abbott Achebe Alvarez Andersen Bauer Becker Bianchi Brennan Castro Chowdhury Costa Dahl Diaz Dubois Eriksen Fischer
+  Fontaine Garcia Gupta Haddad Hansen Horvat Ito Ivanova Jansen Kato Keller Kim Kowalski Larsen Lopez Moreau Muller
+  Nakamura Novak Nunez Okafor Olsen Ortiz Park Patel Perez Petrov Quinn Ramos Rosen Rossi Sato Schmidt Silva Singh Smith
+  Snow Suzuki Tanaka Torres Tran Ueda Varga Vogel Wagner Walsh Weber Wilson Wong Yamamoto Young Zhang Ziegler Zimmer
+  Lindqvist Moretti Nguyen Oliveira Popescu Reyes Santos Lovelace`.split(/\s+/);
+const nameSql = (cn: string) =>
+  `(array['${FIRST.join("','")}'])[1 + ${cn} % ${FIRST.length}] as f, (array['${LAST.join("','")}'])[1 + (${cn} / ${FIRST.length}) % ${LAST.length}] as l`;
 
 export interface SeedShape {
   rows: number;
@@ -238,6 +172,10 @@ export interface SeedShape {
   settled: number;
   /** claimed + failed rows, all due: the worker's backlog. */
   pending: number;
+  /** full: the lib/samples payloads (~1.9 KB); compact: the fields the ledger reads (~300 B). */
+  payload?: "full" | "compact";
+  /** received_at spreads over this many days (30: a month of a busy shop; 365 for 10M: a year of a large one). */
+  days?: number;
 }
 
 /**
@@ -255,7 +193,8 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
       select indexname, indexdef from pg_indexes where tablename in ('webhook_event', 'webhook_delivery', 'webhook_attempt') 
         and not exists (select 1 from pg_constraint c where c.conindid = format('%I.%I', schemaname, indexname)::regclass)`;
     for (const i of idx) await sql.unsafe(`drop index ${i.indexname}`);
-    const tpl = templates();
+    const compact = s.payload === "compact";
+    const tpl = templates(compact ? compactPayloads : fullPayloads, compact);
     const total = tpl.reduce((a, t) => a + t.weight, 0);
     let acc = 0;
     const ranged = tpl.map((t) => ({ ...t, lo: acc / total, hi: (acc += t.weight) / total }));
@@ -264,11 +203,11 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
     const dead = Math.max(0, 1 - s.settled - (s.pending * 1.02) / s.rows);
     await sql.unsafe(
       `with g as (
-         select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn, (${s.rows} - i)::float8 / ${s.rows} * interval '30 days' + random() * interval '1 minute' as age
+         select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn, (${s.rows} - i)::float8 / ${s.rows} * interval '${s.days ?? 30} days' + random() * interval '1 minute' as age
          from generate_series(1, ${s.rows}) i
        ), r as (
          select g.*, t.*, lpad(i::text, 11, '0') as e, 'B' || lpad(cn::text, 9, '0') as c, 'B' || lpad(i::text, 10, '0') as o,
-                'user' || cn || '@example.com' as m, (5000000000 + i)::text as n1, (7000000000 + cn)::text as n2,
+                'user' || cn || '@example.com' as m, (5000000000 + i)::text as n1, (7000000000 + cn)::text as n2, ${nameSql("cn")},
                 case when i % ${step} = 0 then (case when (i / ${step}) % 2 = 0 then 'claimed' else 'failed' end)
                      when i % ${step} = 1 and (i / ${step}) % 50 = 0 then 'processing'
                      when rs < ${dead} then 'dead' else 'settled' end as st
@@ -314,11 +253,41 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
       select distinct on (source, entity_type, entity_id) source, entity_type, entity_id, version, event_id, recorded_at
       from entity_transition order by source, entity_type, entity_id, version desc`);
     for (const i of idx) await sql.unsafe(i.indexdef);
+    await seedTerms(sql, customers);
     await sql.unsafe(
-      "vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition, entity_version",
+      "vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition, entity_version, subject_term",
     );
     return (performance.now() - t0) / 1000;
   } finally {
     await sql.end({ timeout: 5 });
   }
 }
+
+/**
+ * The search directory the worker would have written for these events (lib/ledger/subject-terms.ts): each
+ * customer id, email and subscription id once, each customer's name and last name for its Stripe and Shopify
+ * ids. (The worker's JS side also labels Shopify customer ids and GitHub logins; the seed leaves those out.)
+ * Keys built after.
+ */
+async function seedTerms(sql: postgres.Sql, customers: number): Promise<void> {
+  await sql.unsafe("alter table subject_term drop constraint subject_term_term_subject_pk");
+  await sql.unsafe("drop index subject_term_subject_idx");
+  await sql.unsafe("set work_mem = '256MB'");
+  await sql.unsafe(`
+    insert into subject_term (term, subject, field, value)
+    select lower(s), s, ${termFieldSql("s")}, s from (select distinct unnest(subject_ids) as s from webhook_event) x
+    where ${termFieldSql("s")} in (${DIRECTORY_ID_FIELDS.map((f) => `'${f}'`).join(", ")})`);
+  await sql.unsafe(`
+    insert into subject_term (term, subject, field, value)
+    select v.term, k.subject, 'name', c.f || ' ' || c.l
+    from (select cn, ${nameSql("cn")} from generate_series(0, ${customers - 1}) cn) c
+    cross join lateral (values (lower(c.f || ' ' || c.l)), (lower(c.l))) as v(term)
+    cross join lateral (values ('cus_B' || lpad(c.cn::text, 9, '0')), ((7000000000 + c.cn)::text)) as k(subject)`);
+  await sql.unsafe("reset work_mem");
+  await sql.unsafe("alter table subject_term add constraint subject_term_term_subject_pk primary key (term, subject)");
+  await sql.unsafe("create index subject_term_subject_idx on subject_term (subject)");
+}
+
+/** The name the seed gives customer `cn` (cn → FIRST × LAST), for the benchmark's name searches. */
+export const customerName = (cn: number): string =>
+  `${FIRST[cn % FIRST.length]} ${LAST[Math.floor(cn / FIRST.length) % LAST.length]}`;

@@ -5,12 +5,14 @@
  * whether the worker's pending scan stays flat. Both databases are dropped unless `--keep`;
  * `--db NAME` reuses a kept database for the big one (`--rows` must match its size). `--seed-only` seeds the
  * big one, prints what each relation of the ledger takes (heap, TOAST, every index) and stops there.
+ * `--payload compact` seeds ~300-byte payloads instead of the ~1.9 KB samples (10M events: see docs/benchmarks.md);
+ * `--days N` spreads the events over N days (default 30).
  */
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { connectPostgres, type DbHandle } from "@/db/client";
-import { capturing, cases, explain, leaseCase, pick, time, type Case, type Timing } from "./console-cases";
+import { capturing, cases, explain, leaseCase, pick, termWrite, time, type Case, type Timing } from "./console-cases";
 import { build, CANDIDATES, drop, ingest10k } from "./console-indexes";
 import { connect, createDb, dropDb, seedLedger, urlOf, type SeedShape } from "./console-seed";
 
@@ -21,7 +23,19 @@ const arg = (name: string, fallback: number) => {
 const flag = (name: string) => process.argv.includes(`--${name}`);
 const ROWS = arg("rows", 1_000_000);
 const RUNS = arg("runs", 30);
-const shape: SeedShape = { rows: ROWS, settled: arg("settled", 0.9), pending: arg("pending", 1000) };
+const text = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+const PAYLOAD = text("payload", "full");
+if (PAYLOAD !== "full" && PAYLOAD !== "compact") throw new Error("--payload is full or compact");
+const shape: SeedShape = {
+  rows: ROWS,
+  settled: arg("settled", 0.9),
+  pending: arg("pending", 1000),
+  payload: PAYLOAD,
+  days: arg("days", 30),
+};
 const TARGET_MS = 100;
 const STAMP = Date.now();
 const load = () =>
@@ -88,7 +102,7 @@ async function storage(sql: ReturnType<typeof connect>): Promise<void> {
   const mb = (b: string | number) => `${(Number(b) / 2 ** 20).toFixed(0)} MB`;
   const rels = await sql<{ rel: string; kind: string; bytes: string }[]>`
     select * from (select t.relname as rel, 'total' as kind, pg_total_relation_size(t.oid)::text as bytes from pg_class t
-      where t.relname in ('webhook_event', 'webhook_delivery', 'webhook_attempt', 'entity_transition')
+      where t.relname in ('webhook_event', 'webhook_delivery', 'webhook_attempt', 'entity_transition', 'subject_term')
     union all select t.relname, 'heap', pg_relation_size(t.oid)::text from pg_class t where t.relname = 'webhook_event'
     union all select t.relname, 'toast', pg_total_relation_size(t.reltoastrelid)::text from pg_class t
       where t.relname = 'webhook_event' and t.reltoastrelid <> 0
@@ -102,10 +116,14 @@ async function storage(sql: ReturnType<typeof connect>): Promise<void> {
            round(avg(pg_column_size(subject_ids))) as subject_ids, round(avg(pg_column_size(e.*))) as row
     from webhook_event e tablesample system (2)`;
   console.log(`  average stored bytes per row: ${JSON.stringify(cols)}`);
+  const [db] = await sql<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
+  console.log(`  database: ${db?.size}`);
 }
 
 async function main() {
-  console.log(`load average before: ${load()} (${os.availableParallelism()} cores)`);
+  console.log(
+    `load average before: ${load()} (${os.availableParallelism()} cores); ${ROWS.toLocaleString("en")} events, ${PAYLOAD} payloads over ${shape.days} days`,
+  );
   if (flag("seed-only"))
     return withDb(`ledger_bench_console_${STAMP}`, shape, async (url) => {
       const sql = connect(url);
@@ -129,10 +147,15 @@ async function main() {
       console.log(
         `sizes: webhook_event ${sizes?.ev}, webhook_delivery ${sizes?.del}, webhook_attempt ${sizes?.att}; ${counts.map((r) => `${r.status} ${r.n}`).join(", ")}`,
       );
+      await storage(admin);
       const cap = capturing(capSql);
       const list = cases(await pick(admin, ROWS));
       const rows = await measure(handle, cap, list, plans);
       const big = (await measure(handle, cap, [leaseCase], plans))[0]!;
+      const terms = await termWrite(handle.db, RUNS);
+      console.log(
+        `  worker: search terms of a settled batch of 100: p50 ${f(terms.p50)} p95 ${f(terms.p95)} max ${f(terms.max)} ms`,
+      );
       console.log(
         `\n| query | rows | p50 ms | p95 ms | max ms | runs | plan uses |\n|---|---:|---:|---:|---:|---:|---|`,
       );
@@ -147,6 +170,9 @@ async function main() {
         console.log(
           `| ${r.c.name}, ${label} | ${r.t.rows} | ${f(r.t.p50)} | ${f(r.t.p95)} | ${f(r.t.max)} | ${r.t.runs} | ${r.uses} |`,
         );
+      console.log(
+        `| worker: recordSubjectTerms, batch of 100 new events | 100 | ${f(terms.p50)} | ${f(terms.p95)} | ${f(terms.max)} | ${terms.runs} | subject_term_term_subject_pk |`,
+      );
       const missed = rows.filter((r) => r.t.p95 > TARGET_MS);
       const flat = big.t.p95 <= small.t.p95 * 1.5 + 1 && big.uses.includes("pending_idx");
       console.log(

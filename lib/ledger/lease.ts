@@ -118,7 +118,7 @@ export async function reapExpiredLeases(db: Db, policy: RetryPolicy): Promise<Ev
       for update skip locked
     ), reaped as (
       update webhook_event e set status = ${failStatusSql(policy)},
-        last_error = 'lease expired: the worker stopped or stalled before settling',
+        last_error = 'lease expired: the worker stopped or stalled before settling', outcome = 'failed',
         next_attempt_at = ${backoffSql(policy)},
         lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
       from expired where e.source = expired.source and e.event_id = expired.event_id

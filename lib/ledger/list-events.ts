@@ -1,9 +1,17 @@
 import { and, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { webhookEvent, type EventStatus } from "@/db/schema";
+import { webhookEvent, type AttemptOutcome, type EventResolution, type EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { EventFilter, resolvedConditions, type EventFilterInput } from "./event-filter";
+import { pgArray } from "@/db/pg-array";
+import {
+  EventFilter,
+  resolveFilter,
+  type EventFilterInput,
+  type ResolvedSearch,
+  type SearchInfo,
+  type SearchMatch,
+} from "./event-filter";
 
 export interface EventListRow {
   source: string;
@@ -16,6 +24,15 @@ export interface EventListRow {
   entityType: string | null;
   entityId: string | null;
   via: "provider" | "replay";
+  /** The provider's version of the entity (seconds, or microseconds for ISO times): the provider's time. */
+  entityVersion: number | null;
+  /** The last attempt's outcome (null: from before it was recorded, read as settled). */
+  outcome: AttemptOutcome | null;
+  /** A person's decision on a dead event, and the note they left. */
+  resolution: EventResolution | null;
+  resolutionNote: string | null;
+  /** With a search: which field matched and what (a name finds its customer: `subject` is the id). */
+  match?: SearchMatch;
 }
 
 export const EVENT_SORTS = ["received_desc", "received_asc"] as const;
@@ -62,6 +79,10 @@ export interface EventPage {
   nextCursor?: string;
   /** Back towards the first page; absent on the first page. */
   prevCursor?: string;
+  /** The first row's position: "is there anything newer than what I see?" asks from here, backwards. */
+  headCursor?: string;
+  /** With a search: prefix or exact, how many directory terms it followed, and why it was narrowed. */
+  search?: SearchInfo;
 }
 
 /**
@@ -74,7 +95,7 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
   const desc = i.sort === "received_desc";
   // Walking backwards flips the scan; the page is reversed again below.
   const scanDesc = desc !== i.back;
-  const where: SQL[] = await resolvedConditions(db, i.filter);
+  const { where, search } = await resolveFilter(db, i.filter);
   const key = sql`(${webhookEvent.receivedAt}, ${webhookEvent.eventId}, ${webhookEvent.source})`;
   if (i.cursor) {
     const [ts, source, id] = decodeCursor(i.cursor);
@@ -97,7 +118,12 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
       entityType: webhookEvent.entityType,
       entityId: webhookEvent.entityId,
       via: webhookEvent.via,
+      entityVersion: webhookEvent.entityVersion,
+      outcome: webhookEvent.outcome,
+      resolution: webhookEvent.resolution,
+      resolutionNote: webhookEvent.resolutionNote,
       ts: sql<string>`${webhookEvent.receivedAt}::text`,
+      matched: search ? matchedSubject(search) : sql<null>`null`,
     })
     .from(webhookEvent)
     .where(where.length ? and(...where) : undefined)
@@ -112,8 +138,36 @@ export async function listEvents(db: Db, actor: Actor | undefined, input: ListEv
   const hasNext = i.back ? i.cursor !== undefined : more;
   const hasPrev = i.back ? more : i.cursor !== undefined;
   return {
-    rows: page.map(({ ts: _ts, ...r }) => ({ ...r, source: r.source })),
+    rows: page.map(({ ts: _ts, matched, ...r }) => {
+      const match = search && matchOf(search, r.eventId, matched);
+      return match ? { ...r, match } : r;
+    }),
     nextCursor: hasNext && last ? cursorOf(last) : undefined,
     prevCursor: hasPrev && first ? cursorOf(first) : undefined,
+    headCursor: first ? cursorOf(first) : undefined,
+    ...(search && { search: searchInfo(search) }),
   };
 }
+
+/** The row's best subject among those searched (q itself first, then directory order). */
+function matchedSubject(search: ResolvedSearch): SQL<string | null> {
+  const subjects = pgArray([...search.subjects.keys()], "text");
+  return sql<string | null>`(
+    select s from unnest(${webhookEvent.subjectIds}) as s
+    where s = any(${subjects})
+    order by array_position(${subjects}, s)
+    limit 1)`;
+}
+
+function matchOf(search: ResolvedSearch, eventId: string, subject: string | null): SearchMatch | undefined {
+  if (eventId === search.q) return { field: "event id", value: eventId };
+  return subject === null ? undefined : search.subjects.get(subject);
+}
+
+const searchInfo = ({ q, mode, terms, more, note }: ResolvedSearch): SearchInfo => ({
+  q,
+  mode,
+  terms,
+  more,
+  ...(note ? { note } : {}),
+});

@@ -1,41 +1,96 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
+import { pgArray } from "@/db/pg-array";
+import { deliveryMinutes } from "./delivery-rollup";
 import { EVENT_STATUSES, type EventStatus } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 
 /** Above this many rows the settled count is PostgreSQL's estimate: an exact count would scan history. */
 const EXACT_COUNT_LIMIT = 200_000;
+/** Every other status is counted exactly up to this many (an index-only probe); past it, estimated. */
+export const STATUS_COUNT_CAP = 10_000;
+const OPEN_STATUSES = EVENT_STATUSES.filter((s) => s !== "settled");
 
 export interface StatusCounts {
   counts: Record<EventStatus, number>;
-  /** true when `settled` is the planner's estimate (shown as ≈). */
+  /** true when `settled` is an estimate (shown as ≈). */
   settledApproximate: boolean;
+  /** Every status whose count is an estimate, shown as ≈: settled on a large ledger, any other past STATUS_COUNT_CAP. */
+  estimated: EventStatus[];
 }
 
+interface TableStats {
+  /** Live rows now: the last analyze's rows per page times the pages the table has now (as the planner reckons). */
+  rows: number;
+  /** Each status's share of rows at the last analyze. */
+  share: Map<string, number>;
+}
+
+async function tableStats(db: Db): Promise<TableStats> {
+  const [row] = rowsOf<{
+    reltuples: number;
+    relpages: number;
+    pages: number;
+    vals: string[] | null;
+    freqs: number[] | null;
+  }>(
+    await db.execute(sql`
+      select c.reltuples::float8 as reltuples, c.relpages::float8 as relpages,
+             (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 as pages,
+             s.most_common_vals::text::text[] as vals, s.most_common_freqs::float8[] as freqs
+      from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      left join pg_stats s on s.schemaname = n.nspname and s.tablename = c.relname and s.attname = 'status'
+      where c.oid = 'webhook_event'::regclass`),
+  );
+  const reltuples = Number(row?.reltuples ?? -1);
+  const relpages = Number(row?.relpages ?? 0);
+  const rows = reltuples < 0 ? -1 : relpages > 0 ? (reltuples / relpages) * Number(row?.pages ?? 0) : reltuples;
+  const share = new Map((row?.vals ?? []).map((v, i) => [v, Number(row?.freqs?.[i] ?? 0)]));
+  return { rows, share };
+}
+
+/**
+ * Exact while small, estimated where a count would grow with the ledger: each open status is counted up to
+ * STATUS_COUNT_CAP through the status index and, past it, read from the column's statistics (its share at the
+ * last analyze times the rows now); settled, on a large ledger, is the rows now minus the others.
+ */
 export async function getStatusCounts(db: Db, actor: Actor | undefined): Promise<StatusCounts> {
   authorize(actor, "events.read");
   const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
-  const open = rowsOf<{ status: EventStatus; n: number }>(
-    // An explicit list, not `<> 'settled'`: only that can be an index condition on the status index.
-    await db.execute(
-      sql`select status, count(*)::int as n from webhook_event where status in ('claimed', 'processing', 'failed', 'dead') group by status`,
-    ),
+  const estimated: EventStatus[] = [];
+  const capped = rowsOf<{ status: EventStatus; n: number }>(
+    await db.execute(sql`
+      select s.status, (
+        select count(*)::int from (select 1 from webhook_event e where e.status = s.status limit ${STATUS_COUNT_CAP + 1}) c
+      ) as n
+      from unnest(${pgArray(OPEN_STATUSES, "text")}) as s(status)`),
   );
-  for (const r of open) counts[r.status] = Number(r.n);
-  const [est] = rowsOf<{ n: number }>(
-    await db.execute(sql`select reltuples::float8 as n from pg_class where oid = 'webhook_event'::regclass`),
-  );
-  const estimate = Number(est?.n ?? -1);
-  if (estimate >= EXACT_COUNT_LIMIT) {
-    const others = open.reduce((sum, r) => sum + Number(r.n), 0);
-    counts.settled = Math.max(0, Math.round(estimate) - others);
-    return { counts, settledApproximate: true };
+  const stats = await tableStats(db);
+  for (const { status, n } of capped) {
+    const share = stats.share.get(status);
+    if (Number(n) <= STATUS_COUNT_CAP) counts[status] = Number(n);
+    else if (share !== undefined && stats.rows >= 0) {
+      counts[status] = Math.max(STATUS_COUNT_CAP + 1, Math.round(share * stats.rows));
+      estimated.push(status);
+    } else {
+      // Never analyzed (a young table): no statistics to read, so count it.
+      const [exact] = rowsOf<{ n: number }>(
+        await db.execute(sql`select count(*)::int as n from webhook_event where status = ${status}`),
+      );
+      counts[status] = Number(exact?.n ?? 0);
+    }
+  }
+  if (stats.rows >= EXACT_COUNT_LIMIT) {
+    const others = OPEN_STATUSES.reduce((sum, s) => sum + counts[s], 0);
+    counts.settled = Math.max(0, Math.round(stats.rows) - others);
+    return { counts, settledApproximate: true, estimated: ["settled", ...estimated] };
   }
   const [settled] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from webhook_event where status = 'settled'`),
   );
   counts.settled = Number(settled?.n ?? 0);
-  return { counts, settledApproximate: false };
+  return { counts, settledApproximate: false, estimated };
 }
 
 export interface Backlog {
@@ -67,21 +122,19 @@ export interface DeliveryMinute {
   duplicates: number;
 }
 
-/** Deliveries per minute and source over the last `hours` (duplicates included: they are traffic too). */
+/**
+ * Deliveries per minute and source over the last `hours` (duplicates included: they are traffic too), whole
+ * minutes from the one that holds now − hours. Read from the per-minute rollup (lib/ledger/delivery-rollup.ts):
+ * the cost is minutes × sources, not the day's deliveries.
+ */
 export async function getDeliveryRate(db: Db, actor: Actor | undefined, hours = 24): Promise<DeliveryMinute[]> {
   authorize(actor, "events.read");
-  const rows = rowsOf<{ minute: string; source: string; n: number; dups: number }>(
-    await db.execute(sql`
-      select date_trunc('minute', received_at)::text as minute, source, count(*)::int as n,
-             count(*) filter (where not claimed)::int as dups
-      from webhook_delivery where received_at > now() - make_interval(hours => ${hours}::int)
-      group by 1, 2 order by 1, 2`),
-  );
+  const rows = await deliveryMinutes(db, new Date(Date.now() - hours * 3_600_000));
   return rows.map((r) => ({
     minute: new Date(r.minute),
     source: r.source,
-    deliveries: Number(r.n),
-    duplicates: Number(r.dups),
+    deliveries: r.deliveries,
+    duplicates: r.duplicates,
   }));
 }
 
@@ -90,15 +143,31 @@ export interface FailingType {
   eventType: string;
   failed: number;
   dead: number;
+  /** Counted among the newest FAILING_SAMPLE failed and the newest FAILING_SAMPLE dead events, not all of them. */
+  approximate?: true;
 }
 
+/** Past this many failed (or dead) events, "failing most" is read from the newest this many of them. */
+export const FAILING_SAMPLE = 10_000;
+
+/**
+ * The types failing most. Exact while there are at most FAILING_SAMPLE failed and as many dead events; past
+ * that, from the newest of each (the status index backwards, index-only), so a dead pile of a million costs
+ * what ten thousand do, and the newest failures are the ones that say what is failing now.
+ */
 export async function getFailingTypes(db: Db, actor: Actor | undefined, limit = 5): Promise<FailingType[]> {
   authorize(actor, "events.read");
-  const rows = rowsOf<{ source: string; event_type: string; failed: number; dead: number }>(
+  const newest = (status: "failed" | "dead") => sql`
+    select source, event_type from webhook_event where status = ${status}
+    order by received_at desc limit ${FAILING_SAMPLE + 1}`;
+  const rows = rowsOf<{ source: string; event_type: string; failed: number; dead: number; sampled: boolean }>(
     await db.execute(sql`
-      select source, event_type, count(*) filter (where status = 'failed')::int as failed,
-             count(*) filter (where status = 'dead')::int as dead
-      from webhook_event where status in ('failed', 'dead')
+      with f as materialized (${newest("failed")}), d as materialized (${newest("dead")})
+      select source, event_type, sum(failed)::int as failed, sum(dead)::int as dead,
+             (select count(*) from f) > ${FAILING_SAMPLE} or (select count(*) from d) > ${FAILING_SAMPLE} as sampled
+      from (select source, event_type, 1 as failed, 0 as dead from f
+            union all
+            select source, event_type, 0, 1 from d) x
       group by 1, 2 order by count(*) desc, 2 limit ${limit}`),
   );
   return rows.map((r) => ({
@@ -106,6 +175,7 @@ export async function getFailingTypes(db: Db, actor: Actor | undefined, limit = 
     eventType: r.event_type,
     failed: Number(r.failed),
     dead: Number(r.dead),
+    ...(r.sampled ? { approximate: true as const } : {}),
   }));
 }
 

@@ -8,6 +8,7 @@ import type { HandlerLookup } from "@/lib/handlers/registry";
 import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
 import { pgArray } from "@/db/pg-array";
+import { recordSubjectTerms } from "./subject-terms";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 export interface ProcessContext {
@@ -114,7 +115,14 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     eventId: event.eventId,
     outcome: outcomeOf.get(event) ?? "lease-lost",
   }));
-  if (done.length > 0) await settleMany(tx, done);
+  if (done.length > 0) {
+    await settleMany(tx, done);
+    // The search directory commits with the settle: off the claim path, once per event.
+    await recordSubjectTerms(
+      tx,
+      done.map((d) => d.event),
+    );
+  }
   const failures = events.flatMap((event, index) =>
     failed.has(event) ? [{ event, error: failed.get(event), index }] : [],
   );
@@ -157,7 +165,7 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
         )}) as v(source, event_id, number, trigger, actor, started_at, outcome)
     ), settled as (
       update webhook_event e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
-        lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
+        outcome = v.outcome, lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
       from v where e.source = v.source and e.event_id = v.event_id
     )
     insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
@@ -186,7 +194,7 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
     const [row] = rowsOf<{ status: "failed" | "dead" }>(
       await db.execute(sql`
         with upd as (
-          update webhook_event e set status = ${status}, last_error = ${message},
+          update webhook_event e set status = ${status}, last_error = ${message}, outcome = 'failed',
             next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
             next_trigger = 'auto', next_actor = null
           where e.source = ${event.source} and e.event_id = ${event.eventId}
@@ -202,6 +210,11 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
         select status from upd`),
     );
     if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
+    // A failed or dead event is searched for too. Not atomic with the failure: a lost write here is
+    // written again by the next attempt that ends.
+    await recordSubjectTerms(db, [event]).catch((termErr: unknown) =>
+      ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
+    );
     return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
   } catch (recordErr) {
     // The database is gone too: the lease will expire and the reaper will count this attempt.

@@ -1,31 +1,41 @@
-import { and, count, inArray, sql } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { webhookEvent } from "@/db/schema";
 import { audited } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { EventFilter, resolvedConditions } from "./event-filter";
+import { FailureGroupKey, groupMembersCondition } from "./failure-groups";
 import { ConflictError } from "./types";
 
 /** One bulk requeue touches at most this many events; a bigger set wants a narrower filter. */
 export const BULK_REQUEUE_MAX = 10_000;
 const REQUEUEABLE = ["failed", "dead"] as const;
 
-async function requeueableWhere(db: Db, filter: EventFilter) {
-  return and(...(await resolvedConditions(db, filter)), inArray(webhookEvent.status, [...REQUEUEABLE]));
+/** `group` narrows the filter to one failure group (lib/ledger/failure-groups.ts): its error kind and pattern. */
+async function requeueableWhere(db: Db, filter: EventFilter, group?: FailureGroupKey) {
+  const where = and(...(await resolvedConditions(db, filter)), inArray(webhookEvent.status, [...REQUEUEABLE]));
+  return group ? and(where, await groupMembersCondition(db, where, group, BULK_REQUEUE_MAX + 1)) : where;
 }
 
-/** How many failed/dead events the filter matches: the number ops confirm before the bulk requeue. */
+/**
+ * How many failed/dead events the filter matches: the number ops confirm before the bulk requeue. Counted up
+ * to BULK_REQUEUE_MAX + 1 only (more cannot be requeued at once), so a dead pile of a million costs what ten
+ * thousand do; a result above BULK_REQUEUE_MAX means "more than that".
+ */
 export async function countRequeueable(
   db: Db,
   actor: Actor | undefined,
   filter: z.input<typeof EventFilter>,
+  group?: FailureGroupKey,
 ): Promise<number> {
   authorize(actor, "events.requeue");
-  const [row] = await db
-    .select({ n: count() })
-    .from(webhookEvent)
-    .where(await requeueableWhere(db, EventFilter.parse(filter)));
+  const where = await requeueableWhere(db, EventFilter.parse(filter), group && FailureGroupKey.parse(group));
+  const [row] = rowsOf<{ n: number }>(
+    await db.execute(
+      sql`select count(*)::int as n from (select 1 from ${webhookEvent} where ${where} limit ${BULK_REQUEUE_MAX + 1}) c`,
+    ),
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -33,6 +43,8 @@ export const RequeueMatchingInput = z.object({
   filter: EventFilter,
   /** The count the person confirmed; the requeue refuses to touch more than that. */
   confirmed: z.number().int().min(1).max(BULK_REQUEUE_MAX),
+  /** Only this failure group of the filter's events (requeue a group after its fix). */
+  group: FailureGroupKey.optional(),
 });
 
 /**
@@ -48,17 +60,17 @@ export async function requeueMatching({
   actor: Actor | undefined;
   input: z.input<typeof RequeueMatchingInput>;
 }): Promise<{ requeued: number }> {
-  const { filter, confirmed } = RequeueMatchingInput.parse(input);
+  const { filter, confirmed, group } = RequeueMatchingInput.parse(input);
   return audited(
     db,
     actor,
     "events.requeue",
-    { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed } },
+    { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed, ...(group ? { group } : {}) } },
     async (tx, who) => {
       const rows = rowsOf<{ n: number }>(
         await tx.execute(sql`
         with picked as (
-          select source, event_id from webhook_event where ${await requeueableWhere(tx, filter)}
+          select source, event_id from webhook_event where ${await requeueableWhere(tx, filter, group)}
           limit ${confirmed + 1} for update skip locked
         ), moved as (
           update webhook_event e set status = 'claimed', next_attempt_at = now(), next_trigger = 'requeue',

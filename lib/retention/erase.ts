@@ -62,6 +62,9 @@ const literal = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * is emptied (search no longer finds it, nor the person's other ids found beside it in the payload now gone),
  * and its timeline rows lose their values. Errors and notes that
  * quote it are scrubbed. Events not settled yet end `dead` with a reason, so no worker applies the marker.
+ * The search directory (subject_term) loses every term of every id and email those events held, and each name
+ * found for them: none of it stays searchable. An id other events share too (a price) comes back when one of
+ * theirs settles next.
  */
 async function redact(tx: Tx, subject: string, expected?: number): Promise<ErasureCounts> {
   const counts = await countErasure(tx, subject);
@@ -79,7 +82,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
   const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${pattern}, '[erased]', 'gi')`;
   await tx.execute(sql`
     with hit as (
-      select source, event_id from webhook_event where ${matching(subject)} order by source, event_id for update
+      select source, event_id, subject_ids from webhook_event where ${matching(subject)} order by source, event_id for update
     ), events as (
       update webhook_event e
       set payload = ${marker}::text::jsonb,
@@ -111,9 +114,13 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
       from hit h
       where a.source = h.source and a.event_id = h.event_id and a.error ~* ${pattern}
       returning 1
+    ), terms as (
+      delete from subject_term t
+      where t.subject in (select unnest(h.subject_ids) from hit h union select ${subject}::text)
+      returning 1
     )
     select (select count(*) from events) as events, (select count(*) from timeline) as transitions,
-           (select count(*) from attempts) as attempts`);
+           (select count(*) from attempts) as attempts, (select count(*) from terms) as terms`);
   return counts;
 }
 

@@ -301,23 +301,40 @@ describe("SQL injection through the console's query parameters", () => {
     await expectIntact();
   });
 
-  it("[sqli] /audit?before=: a payload is no cursor (the page's Number(…) || undefined), and the list is unchanged", async () => {
+  it("[sqli] /audit: a payload as a filter or a cursor is a ValidationError or no match, and the list is unchanged", async () => {
     const failures: string[] = [];
     const all = (await listAudit(db, support)).rows.map((r) => r.id);
     for (const p of PAYLOADS) {
-      const o = await probe(failures, `before=${p}`, () => listAudit(db, support, { before: Number(p) || undefined }));
-      expect.soft(o.ok && o.value.rows.map((r) => r.id), `before=${p}`).toEqual(all);
+      for (const key of ["before", "after"] as const) {
+        const o = await probe(failures, `${key}=${p}`, () => listAudit(db, support, { [key]: p }));
+        expect.soft(!o.ok && o.err instanceof ValidationError, `${key}=${p}`).toBe(true);
+      }
+      for (const key of ["actor", "action", "result", "from", "to"] as const)
+        await probe(failures, `${key}=${p}`, () => listAudit(db, support, { [key]: p }));
     }
+    expect((await listAudit(db, support)).rows.map((r) => r.id)).toEqual(all);
     expect(failures).toEqual([]);
     await expectIntact();
   });
 
-  // The page passes any truthy Number(before) on: a fraction, an exponent or Infinity reaches the bigint
-  // comparison as text PostgreSQL cannot read as bigint, and /audit answers 500 instead of a first page.
-  it("[sqli] /audit?before=: a number that is not a bigint (1.5, 1e308, Infinity) is no database error", async () => {
+  // A cursor is base64url JSON [at, id]: a well-formed one holding a fraction, a huge number or a bad
+  // timestamp must be refused as a damaged link before it reaches the bigint or timestamptz comparison.
+  it("[sqli] /audit: a forged cursor holding a non-bigint id or a bad timestamp is a ValidationError", async () => {
     const failures: string[] = [];
-    for (const raw of ["1.5", "1e308", "Infinity", "-1", "9223372036854775808", "0x10"])
-      await probe(failures, `before=${raw}`, () => listAudit(db, support, { before: Number(raw) || undefined }));
+    const forge = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    for (const raw of [
+      ["2026-01-01 00:00:00+00", 1.5],
+      ["2026-01-01 00:00:00+00", 1e308],
+      ["2026-01-01 00:00:00+00", -1],
+      ["2026-01-01 00:00:00+00", "9223372036854775808"],
+      ["now()", 1],
+      ["2026-01-01 00:00:00+00'; drop table audit_log; --", 1],
+    ]) {
+      const o = await probe(failures, `before=${JSON.stringify(raw)}`, () =>
+        listAudit(db, support, { before: forge(raw) }),
+      );
+      expect.soft(!o.ok && o.err instanceof ValidationError, JSON.stringify(raw)).toBe(true);
+    }
     expect(failures).toEqual([]);
     await expectIntact();
   });

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/roles";
+import { rowsOf } from "@/db/client";
 import { ConflictError, ForbiddenError } from "@/lib/errors";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { providerApiFromEnv } from "@/lib/handlers/provider-api";
@@ -185,6 +186,8 @@ describe("a tie left for a person", () => {
       replacedEventId: "evt_sub_H1_kept",
     });
     expect(await subscription("sub_H1")).toMatchObject({ plan: "price_pro" });
+    const [row] = rowsOf(await db.execute(sql`select outcome from webhook_event where event_id = 'evt_sub_H1_tied'`));
+    expect(row).toMatchObject({ outcome: "settled" });
     const last = (await timeline("sub_H1")).at(-1);
     expect(last).toMatchObject({ event_id: "evt_sub_H1_tied", outcome: "applied", resolution: "by-hand" });
     expect(last?.note).toBe(
