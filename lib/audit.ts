@@ -1,7 +1,7 @@
-import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { auditLog, type AuditEntry } from "@/db/schema";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { auditLog } from "@/db/schema";
+import type { Actor } from "@/lib/auth/roles";
 
 export interface AuditInput {
   action: string;
@@ -72,25 +72,4 @@ export async function writeAnonymousRefusal(db: Db, entry: Omit<AuditInput, "res
   });
 }
 
-/** Newest first, keyset-paged on id. */
-export async function listAudit(
-  db: Db,
-  actor: Actor | undefined,
-  opts: { before?: number; limit?: number } = {},
-): Promise<{ rows: AuditEntry[]; nextCursor: number | undefined }> {
-  authorize(actor, "audit.read");
-  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
-  const rows = await db
-    .select()
-    .from(auditLog)
-    // A row id is a positive safe integer; anything else (1.5, 1e308, Infinity: a forged link) is the first page.
-    .where(
-      opts.before !== undefined && Number.isSafeInteger(opts.before) && opts.before > 0
-        ? lt(auditLog.id, opts.before)
-        : undefined,
-    )
-    .orderBy(desc(auditLog.id))
-    .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]?.id : undefined };
-}
+export { listAudit, listAuditActions, type AuditPage, type ListAuditInput } from "./auth/audit-log";

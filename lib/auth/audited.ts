@@ -1,3 +1,4 @@
+import { ZodError } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { writeAnonymousRefusal, writeAudit } from "@/lib/audit";
 import { describeError } from "@/lib/errors";
@@ -31,6 +32,12 @@ export async function requirePermission(
   }
 }
 
+/** The reason as the log shows it: a ZodError's own message is its issues as JSON, so keep their words. */
+function errorText(err: unknown): string {
+  if (err instanceof ZodError) return err.issues.map((i) => i.message).join("; ");
+  return describeError(err);
+}
+
 /**
  * The shape of every state-changing console verb: check the role, run the change in one transaction
  * with its audit row, and still leave an audit row (refused / error) when it does not happen.
@@ -53,7 +60,7 @@ export async function audited<T>(
       return result;
     });
   } catch (err) {
-    await writeAudit(db, who, { ...current, result: "error", error: describeError(err) }).catch(() => {});
+    await writeAudit(db, who, { ...current, result: "error", error: errorText(err) }).catch(() => {});
     throw err;
   }
 }

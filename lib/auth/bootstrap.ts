@@ -56,6 +56,18 @@ export async function bootstrapFirstAdmin(
   return { kind: "setup-link", url: `${opts.baseURL.replace(/\/$/, "")}/setup?token=${token}` };
 }
 
+/**
+ * What /setup can truthfully say. Once any user exists there is never a setup link again (a restart
+ * prints none), so that state points to sign-in; before that, a link is minted at every start-up.
+ */
+export type SetupState = "admin-exists" | "no-link" | "link-invalid" | "link-valid";
+
+export async function getSetupState(db: Db, token: string | undefined): Promise<SetupState> {
+  if ((await userCount(db)) > 0) return "admin-exists";
+  if (!token) return "no-link";
+  return (await isSetupTokenValid(db, token)) ? "link-valid" : "link-invalid";
+}
+
 export async function isSetupTokenValid(db: Db, token: string): Promise<boolean> {
   if ((await userCount(db)) > 0) return false;
   const [row] = await db.select().from(authVerification).where(eq(authVerification.identifier, SETUP_IDENTIFIER));
@@ -70,8 +82,12 @@ export async function completeSetup(db: Db, input: z.input<typeof CompleteSetupI
   const user = CreateUserInput.parse({ email, password, role: "admin", name: "Admin" });
   return db.transaction(async (tx) => {
     await lockUserChanges(tx);
+    if ((await userCount(tx)) > 0)
+      throw new ConflictError("An admin already exists, so setup links no longer work. Sign in instead.");
     if (!(await isSetupTokenValid(tx, token)))
-      throw new ConflictError("This setup link is invalid, used or expired. Restart the app to print a new one.");
+      throw new ConflictError(
+        "This setup link is invalid or expired. Restart the app to print a new one in its log, or set ADMIN_EMAIL and ADMIN_PASSWORD.",
+      );
     await insertUser(tx, user);
     await tx.delete(authVerification).where(eq(authVerification.identifier, SETUP_IDENTIFIER));
     await writeAudit(

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { betterAuth } from "better-auth";
+import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";
 import { admin } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
@@ -16,12 +16,19 @@ import {
 } from "@/db/schema";
 import type { Actor } from "./roles";
 import { exposeOnlyConsoleEndpoints } from "./exposed";
+import { recordSignIn, recordSignInFailure, recordSignInThrottled, recordSignOut } from "./sign-in-audit";
 import { claimSignInAttempt, clearSignInFailures } from "./throttle";
 
 const emailOf = (body: unknown): string | undefined => {
   const email = (body as { email?: unknown } | undefined)?.email;
   return typeof email === "string" && email.length > 0 ? email : undefined;
 };
+
+/** The client address as better-auth's own rate limiter resolves it (its trusted headers), when known. */
+function clientIp(ctx: { request?: Request; headers?: Headers; context: { options: BetterAuthOptions } }) {
+  const source = ctx.request ?? ctx.headers;
+  return source ? getIP(source, ctx.context.options) : null;
+}
 
 export interface AuthConfig {
   baseURL: string;
@@ -32,6 +39,7 @@ export interface AuthConfig {
 }
 
 export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 256;
 export const MAX_NAME_LENGTH = 100;
 const MAX_IMAGE_LENGTH = 2048;
 
@@ -67,7 +75,7 @@ export function createAuth(db: Db, config: AuthConfig) {
       enabled: true,
       disableSignUp: true,
       minPasswordLength: MIN_PASSWORD_LENGTH,
-      maxPasswordLength: 256,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
     },
     // No cookie cache: every request checks the session row, so revoking a session takes effect at once.
     session: { expiresIn: config.sessionHours * 3600, updateAge: 3600, cookieCache: { enabled: false } },
@@ -79,21 +87,38 @@ export function createAuth(db: Db, config: AuthConfig) {
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: config.signInPerMinute } },
     },
-    databaseHooks: { user: { create: { before: checkUserFields }, update: { before: checkUserFields } } },
+    databaseHooks: {
+      user: { create: { before: checkUserFields }, update: { before: checkUserFields } },
+      // Every path that opens a session is a sign-in; only the sign-out endpoint's delete is a sign-out
+      // (expired sessions are deleted too, and the app's own verbs end sessions under their own audit row).
+      session: {
+        create: { after: (session) => recordSignIn(db, session) },
+        delete: {
+          after: async (session, ctx) => {
+            if (ctx?.path === "/sign-out") await recordSignOut(db, session, clientIp(ctx));
+          },
+        },
+      },
+    },
     hooks: {
       // Count the attempt before judging it, in one statement that also says whether it may be judged.
       before: createAuthMiddleware(async (ctx) => {
         const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
         if (!email) return;
         const verdict = await claimSignInAttempt(db, email);
-        if (!verdict.allowed)
+        if (!verdict.allowed) {
+          await recordSignInThrottled(db, { email, ip: clientIp(ctx) });
           throw new APIError("TOO_MANY_REQUESTS", {
             message: `Too many failed sign-ins for this account. Try again in ${Math.ceil(verdict.waitMs / 1000)} s.`,
           });
+        }
       }),
       after: createAuthMiddleware(async (ctx) => {
         const email = ctx.path === "/sign-in/email" ? emailOf(ctx.body) : undefined;
-        if (email && !isAPIError(ctx.context.returned)) await clearSignInFailures(db, email);
+        if (!email) return;
+        const returned = ctx.context.returned;
+        if (!isAPIError(returned)) await clearSignInFailures(db, email);
+        else await recordSignInFailure(db, { email, ip: clientIp(ctx), status: returned.statusCode });
       }),
     },
     plugins: [

@@ -7,12 +7,15 @@ import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import { audited } from "./audited";
 import { authorize, type Actor } from "./roles";
-import { MAX_NAME_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
+import { MAX_NAME_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
+
+/** What every password must meet (here and in better-auth's own check): forms show these same numbers. */
+export const PASSWORD_RULES = { minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH } as const;
 
 const Password = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `Password must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(256);
+  .max(MAX_PASSWORD_LENGTH, `Password must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
 export const CreateUserInput = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")),

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { bootstrapFirstAdmin, completeSetup, isSetupTokenValid } from "@/lib/auth/bootstrap";
+import { bootstrapFirstAdmin, completeSetup, getSetupState, isSetupTokenValid } from "@/lib/auth/bootstrap";
 import { resolveAuthSecret } from "@/lib/auth/server";
 import { setupTestDb } from "../db";
 import { signIn, testAuth } from "./helpers";
@@ -37,7 +37,7 @@ describe("the first admin", () => {
     ]);
     await expect(
       completeSetup(db, { token, email: "second@example.com", password: "a long admin password" }),
-    ).rejects.toThrow("invalid, used or expired");
+    ).rejects.toThrow("An admin already exists, so setup links no longer work. Sign in instead.");
     expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
   });
 
@@ -50,7 +50,20 @@ describe("the first admin", () => {
     await db.execute(sql`update auth_verification set expires_at = now() - interval '1 minute'`);
     await expect(
       completeSetup(db, { token: token(second), email: "late@example.com", password: "a long admin password" }),
-    ).rejects.toThrow("invalid, used or expired");
+    ).rejects.toThrow("This setup link is invalid or expired. Restart the app to print a new one in its log");
+  });
+
+  it("[bootstrap] /setup says what is true in each state: no link yet, a bad link, a good one, and an admin exists", async () => {
+    expect(await getSetupState(db, undefined)).toBe("no-link");
+    const link = await bootstrapFirstAdmin(db, { baseURL });
+    const token = new URL((link as { url: string }).url).searchParams.get("token")!;
+    expect(await getSetupState(db, "not-the-token")).toBe("link-invalid");
+    expect(await getSetupState(db, token)).toBe("link-valid");
+    await completeSetup(db, { token, email: "first@example.com", password: "a long admin password" });
+    // Used: from now on every address of /setup points to sign-in, since no start-up prints a link again.
+    expect(await getSetupState(db, token)).toBe("admin-exists");
+    expect(await getSetupState(db, undefined)).toBe("admin-exists");
+    expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
   });
 
   it("[bootstrap] with no BETTER_AUTH_SECRET a random secret is generated once and reused", async () => {
