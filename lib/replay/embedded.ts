@@ -7,7 +7,8 @@ import { wakeWorkers } from "@/lib/worker/embedded";
 import { driveReplayRun, leaseOwner, type ReplayHost } from "./drive";
 import { startReplayResumer } from "./resume";
 import { reopenReplayRun, startReplayRun, type ReplayInput } from "./runs";
-import { missingConfig, replayApiConfigFromEnv } from "./sources";
+import { replaySourceSetup, type ReplaySourceSetup } from "./form";
+import { replayApiConfigFromEnv } from "./sources";
 
 const g = globalThis as unknown as {
   __ledgerReplayHost?: Promise<ReplayHost>;
@@ -108,12 +109,7 @@ function inBackground(host: ReplayHost, run: ReplayRun): ReplayRun {
   return run;
 }
 
-/** Per source, why it cannot be replayed here (a missing key), or undefined when it can: for the console form. */
-export function replaySourceStatus(): Record<ReplayRun["source"], string | undefined> {
-  const config = replayApiConfigFromEnv(getEnv());
-  return {
-    stripe: missingConfig("stripe", config),
-    github: missingConfig("github", config),
-    paddle: missingConfig("paddle", config),
-  };
+/** Per source, whether the console can replay it here and, if not, which variables to set: for the console form. */
+export function getReplaySetup(): ReplaySourceSetup[] {
+  return replaySourceSetup(replayApiConfigFromEnv(getEnv()));
 }

@@ -85,8 +85,11 @@ export function githubLister(opts: GithubListerOptions, deps: ListerDeps): Repla
         if (!inWindow(at, opts.window) || !matchesType(opts.window.types, event, idAt(d, "action")) || seen.has(guid))
           continue;
         seen.add(guid);
+        const action = idAt(d, "action");
         items.push({
           eventId: guid,
+          type: action ? `${event}.${action}` : event,
+          at,
           load: () => load(id, guid, event),
           redeliver: async () => {
             await fetchWithRetry(`${hook}/${id}/attempts`, { method: "POST", headers }, http);

@@ -38,7 +38,7 @@ export function paddleLister(opts: PaddleListerOptions, deps: ListerDeps): Repla
         if (at < opts.window.since) reachedSince = true;
         if (!inWindow(at, opts.window) || (opts.window.types.length > 0 && !opts.window.types.includes(type))) continue;
         const rawBody = JSON.stringify(event);
-        items.push({ eventId, load: () => Promise.resolve({ payload: event, rawBody, headers: {} }) });
+        items.push({ eventId, type, at, load: () => Promise.resolve({ payload: event, rawBody, headers: {} }) });
       }
       const nextUrl = typeof pagination.next === "string" ? pagination.next : undefined;
       const after = nextUrl ? new URL(nextUrl, opts.base).searchParams.get("after") : null;

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { setLocalTimeouts, type Db } from "@/db/client";
 import { replayRun, webhookEvent, type ReplayRun } from "@/db/schema";
+import type { ReplaySampleItem } from "@/db/schema/replay";
 import { describeError, isRetryableConflict } from "@/lib/errors";
 import { claimEvents, type Claim } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
@@ -10,6 +11,8 @@ import { getMetrics } from "@/lib/metrics";
 
 /** WEBHOOK_MAX_DEPTH's default: real payloads nest under 15 levels. */
 const REPLAY_MAX_DEPTH = 64;
+/** How many would-be-new events a preview keeps to show. */
+const SAMPLE_SIZE = 10;
 import { pgArray } from "@/db/pg-array";
 import type { RunLease } from "./runs";
 import type { ReplayItem, ReplayLister } from "./types";
@@ -39,6 +42,20 @@ interface PageCounts {
   duplicates: number;
   failed: number;
   skipped?: string;
+  /** A dry run's sample so far, with this page's additions. */
+  sample?: ReplaySampleItem[];
+}
+
+/** The run's sample topped up from this page's missing events (set, not appended: a retried commit writes it once). */
+function topUpSample(run: ReplayRun, missing: ReplayItem[]): ReplaySampleItem[] | undefined {
+  const room = SAMPLE_SIZE - run.sample.length;
+  if (room <= 0 || missing.length === 0) return undefined;
+  const more = missing.slice(0, room).map((i) => ({
+    eventId: i.eventId,
+    ...(i.type ? { type: i.type } : {}),
+    ...(i.at && !Number.isNaN(i.at.getTime()) ? { at: i.at.toISOString() } : {}),
+  }));
+  return [...run.sample, ...more];
 }
 
 /** A committed page's counts, as webhook_replay_events_total{source,result}. */
@@ -130,6 +147,7 @@ async function commitPage(
             failed: sql`${replayRun.failed} + ${c.failed}`,
             pages: sql`${replayRun.pages} + 1`,
             cursor: next ?? run.cursor,
+            ...(c.sample ? { sample: c.sample } : {}),
             ...(c.skipped ? { lastError: `skipped ${c.skipped}` } : {}),
             ...(next === undefined
               ? { status: "succeeded" as const, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null }
@@ -208,8 +226,10 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
           failed: 0,
         };
         let inputs: Claim[] = [];
-        if (run.dryRun) counts.new = missing.length;
-        else if (run.params.github?.redeliver) {
+        if (run.dryRun) {
+          counts.new = missing.length;
+          counts.sample = topUpSample(run, missing);
+        } else if (run.params.github?.redeliver) {
           step = `asking GitHub to redeliver ${at}`;
           for (const item of missing) await item.redeliver?.();
           counts.new = missing.length;

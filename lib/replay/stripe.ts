@@ -36,7 +36,14 @@ export function stripeLister(opts: StripeListerOptions, deps: ListerDeps): Repla
         const eventId = idAt(event, "id");
         if (!eventId) throw new ReplayHttpError("GET /v1/events listed an event without an id", 200);
         const rawBody = JSON.stringify(event);
-        return { eventId, load: () => Promise.resolve({ payload: event, rawBody, headers: {} }) };
+        const created =
+          isObject(event) && typeof event.created === "number" ? new Date(event.created * 1000) : undefined;
+        return {
+          eventId,
+          type: idAt(event, "type"),
+          at: created,
+          load: () => Promise.resolve({ payload: event, rawBody, headers: {} }),
+        };
       });
       const last = items.at(-1)?.eventId;
       return { items, next: body.has_more && last ? last : undefined };

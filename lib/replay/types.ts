@@ -18,6 +18,9 @@ export interface LoadedEvent {
 /** One event in the window, its id known from the listing; GitHub fetches the payload only when asked. */
 export interface ReplayItem {
   eventId: string;
+  /** What the listing says of it without loading the payload: a preview's sample shows these. */
+  type?: string;
+  at?: Date;
   /** undefined: the provider no longer has it (counted as failed). */
   load(): Promise<LoadedEvent | undefined>;
   /** GitHub only: ask the provider to deliver it to the endpoint again. */

@@ -20,7 +20,8 @@ const NOT_FOLLOWED = new Set(["lib/auth/audited.ts#requirePermission"]);
 /** Imported by a server action, changes nothing, and is not named as a read: why each needs no audit row. */
 const EXCEPTIONS: Record<string, string> = {
   "lib/auth/audited.ts#requirePermission":
-    "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
+    "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row " +
+    "itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
   "lib/worker/settings.ts#workerSettingsFromEnv":
     "pure: builds the worker's lease length, retry policy and handlers from the Env for process-now",
   "lib/sources/from-env.ts#sourcesFromEnv":
@@ -228,10 +229,13 @@ describe("every state-changing verb a server action reaches is audited", () => {
   it("each is a read, an exception with its reason, or calls audited()/writeAudit()", () => {
     const bad = [...verbs.values()]
       .filter((v) => v.verdict.kind === "unaudited" || v.verdict.kind === "read-writes")
-      .map(
-        (v) =>
-          `${v.id} (imported by ${v.from.join(", ")}): ${v.verdict.kind === "read-writes" ? `named as a read but calls ${v.verdict.call}` : "no call to audited() or writeAudit() in its body or the lib/ functions it calls"}`,
-      );
+      .map((v) => {
+        const why =
+          v.verdict.kind === "read-writes"
+            ? `named as a read but calls ${v.verdict.call}`
+            : "no call to audited() or writeAudit() in its body or the lib/ functions it calls";
+        return `${v.id} (imported by ${v.from.join(", ")}): ${why}`;
+      });
     expect(bad).toEqual([]);
   });
 
