@@ -2,7 +2,14 @@ import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { pgArray } from "@/db/pg-array";
-import type { AttemptOutcome, EventStatus, EventVia, TieResolution, TransitionOutcome } from "@/db/schema";
+import type {
+  AttemptOutcome,
+  EventResolution,
+  EventStatus,
+  EventVia,
+  TieResolution,
+  TransitionOutcome,
+} from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
@@ -86,7 +93,8 @@ export async function findSubjectKeys(db: Db, input: SubjectInput): Promise<Subj
 export function subjectEventsQuery(keys: readonly SubjectKey[]): SQL {
   return sql`
     select e.source, e.event_id as "eventId", e.event_type as "eventType", e.status, e.via, e.attempts,
-           e.last_error as "lastError", ${isoOf(sql`e.received_at`)} as "receivedAt", e.entity_type as "entityType",
+           e.last_error as "lastError", e.outcome as "eventOutcome", e.resolution,
+           ${isoOf(sql`e.received_at`)} as "receivedAt", e.entity_type as "entityType",
            e.entity_id as "entityId", e.entity_version::float8 as "entityVersion", e.intake_note as "intakeNote",
            octet_length(e.raw_body) as "bodyBytes", d.deliveries, d.duplicates, a.outcome as "lastOutcome",
            a.error as "lastAttemptError",
@@ -153,6 +161,9 @@ export interface SubjectEvent extends SubjectKey {
   via: EventVia;
   attempts: number;
   lastError: string | null;
+  /** What settling it did (webhook_event.outcome), and a person's decision on it when it was dead. */
+  eventOutcome: AttemptOutcome | null;
+  resolution: EventResolution | null;
   receivedAt: string;
   /** When the provider says it happened (Stripe `created`, Paddle `occurred_at`, …); null: only the received time. */
   providerTime: { at: string; field: string } | null;
