@@ -1,8 +1,13 @@
 "use client";
 
-import { useMemo, useState } from "react";
+import { ChevronRightIcon } from "lucide-react";
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
+import { Time } from "./time";
+import { cn } from "./ui/cn";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A node's place in the tree: object keys and array indexes from the root, e.g. ["data", "object", "customer"]. */
+export type JsonPath = readonly (string | number)[];
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const childPath = (path: string, key: string | number) =>
@@ -16,31 +21,82 @@ const childPath = (path: string, key: string | number) =>
 
 function CopyButtons({ path, value }: { path: string; value: Json }) {
   const [copied, setCopied] = useState<string | undefined>();
-  const copy = (what: "path" | "value") => {
+  const copy = (what: "path" | "value") => (e: MouseEvent) => {
+    // Inside a <summary> a click would also open or close the node.
+    e.preventDefault();
+    e.stopPropagation();
     const text = what === "path" ? path : typeof value === "string" ? value : JSON.stringify(value, null, 2);
     void navigator.clipboard?.writeText(text).then(() => {
       setCopied(what);
       setTimeout(() => setCopied(undefined), 1200);
     });
   };
+  const button =
+    "cursor-pointer rounded border border-border bg-card px-1 py-0 font-sans text-[0.6875rem] leading-4 text-muted-foreground hover:bg-accent hover:text-accent-foreground";
   return (
-    <span className="jv-copy">
-      <button type="button" onClick={() => copy("path")} title={`Copy the path ${path || "(root)"}`}>
+    // Over the row's end, not in its flow: hidden buttons that wrapped would leave blank lines on a phone.
+    <span className="absolute top-0.5 right-1 inline-flex gap-1 pointer-events-none rounded bg-muted opacity-0 group-focus-within/row:pointer-events-auto group-focus-within/row:opacity-100 group-hover/row:pointer-events-auto group-hover/row:opacity-100">
+      <button type="button" className={button} onClick={copy("path")} title={`Copy the path ${path || "(root)"}`}>
         {copied === "path" ? "copied" : "path"}
       </button>
-      <button type="button" onClick={() => copy("value")} title="Copy the value">
+      <button type="button" className={button} onClick={copy("value")} title="Copy the value">
         {copied === "value" ? "copied" : "value"}
       </button>
     </span>
   );
 }
 
-function Scalar({ value }: { value: Exclude<Json, Json[] | { [key: string]: Json }> }) {
+// A key that names a moment (created, current_period_end, canceled_at, event_time …) and a number in the range
+// of unix seconds or milliseconds from 2001 to 2286: shown with its date beside it, since nobody reads 1712917129.
+const TIME_KEY = /(^|_)(created|updated|time|timestamp|date|start|end|anchor|due|until|expires?|since|at|on)$/i;
+const isUnixTime = (name: string | number | undefined, v: number) =>
+  typeof name === "string" &&
+  TIME_KEY.test(name) &&
+  Number.isSafeInteger(v) &&
+  ((v >= 1e9 && v < 1e10) || (v >= 1e12 && v < 1e13));
+
+function Scalar({
+  name,
+  value,
+}: {
+  name: string | number | undefined;
+  value: Exclude<Json, Json[] | { [key: string]: Json }>;
+}) {
   // Text nodes only: payloads are attacker-controlled, so nothing here is ever parsed as HTML or a link.
-  if (value === null) return <span className="jv-null">null</span>;
-  if (typeof value === "string") return <span className="jv-string">&quot;{value}&quot;</span>;
-  if (typeof value === "number") return <span className="jv-number">{String(value)}</span>;
-  return <span className="jv-bool">{String(value)}</span>;
+  if (value === null) return <span className="text-muted-foreground italic">null</span>;
+  if (typeof value === "string") return <span className="text-success">&quot;{value}&quot;</span>;
+  if (typeof value === "number")
+    return (
+      <>
+        <span className="text-warning">{String(value)}</span>
+        {isUnixTime(name, value) && (
+          <span
+            data-jv="date"
+            className="ml-2 inline-block rounded bg-muted px-1 whitespace-nowrap font-sans text-[0.6875rem] text-muted-foreground"
+          >
+            <Time value={value} />
+          </span>
+        )}
+      </>
+    );
+  return <span className="text-primary">{String(value)}</span>;
+}
+
+const rowClass = (focused: boolean) =>
+  cn(
+    // Inline flow, not flex: a long value wraps onto the next line at the row's full width, not in a narrow column.
+    "group/row relative block min-w-0 rounded px-1 [overflow-wrap:anywhere] hover:bg-muted",
+    focused && "bg-warning/15 ring-1 ring-warning/60 hover:bg-warning/20",
+  );
+
+function Key({ name }: { name: string | number | undefined }) {
+  if (name === undefined) return null;
+  return (
+    <span data-jv="key" className="text-primary">
+      {name}
+      <span className="text-muted-foreground">: </span>
+    </span>
+  );
 }
 
 function Node({
@@ -48,40 +104,60 @@ function Node({
   value,
   path,
   depth,
+  focus,
 }: {
   name: string | number | undefined;
   value: Json;
   path: string;
   depth: number;
+  /** The rest of the path to the node to show and highlight: [] is this node. */
+  focus: JsonPath | undefined;
 }) {
-  const label = name === undefined ? null : <span className="jv-key">{typeof name === "number" ? name : name}: </span>;
+  const focused = focus?.length === 0;
   if (value === null || typeof value !== "object") {
     return (
-      <div className="jv-row" data-path={path}>
-        {label}
-        <Scalar value={value} />
+      <div className={rowClass(focused)} data-path={path} data-focused={focused || undefined}>
+        <Key name={name} />
+        <Scalar name={name} value={value} />
         <CopyButtons path={path} value={value} />
       </div>
     );
   }
   const entries: [string | number, Json][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
   const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  const onPath = focus !== undefined;
   return (
-    <details className="jv-node" open={depth < 3 && entries.length <= 200} data-path={path}>
-      <summary className="jv-row">
-        {label}
-        <span className="jv-brace">{open}</span>
-        <span className="jv-count">
+    <details className="group/node" open={onPath || (depth < 3 && entries.length <= 200)} data-path={path}>
+      <summary
+        className={cn(rowClass(focused), "cursor-pointer list-none [&::-webkit-details-marker]:hidden")}
+        data-focused={focused || undefined}
+      >
+        <ChevronRightIcon
+          aria-hidden
+          className="mr-0.5 inline size-3 align-[-1px] text-muted-foreground transition-transform group-open/node:rotate-90"
+        />
+        <Key name={name} />
+        <span className="text-muted-foreground">{open}</span>
+        <span className="ml-1.5 font-sans text-[0.6875rem] text-muted-foreground">
           {entries.length} {Array.isArray(value) ? "items" : "keys"}
         </span>
         <CopyButtons path={path} value={value} />
       </summary>
-      <div className="jv-children">
+      <div className="ml-[0.6875rem] border-l pl-2">
         {entries.map(([k, v]) => (
-          <Node key={k} name={k} value={v} path={childPath(path, k)} depth={depth + 1} />
+          <Node
+            key={k}
+            name={k}
+            value={v}
+            path={childPath(path, k)}
+            depth={depth + 1}
+            focus={
+              focus !== undefined && focus.length > 0 && String(focus[0]) === String(k) ? focus.slice(1) : undefined
+            }
+          />
         ))}
       </div>
-      <div className="jv-brace">{close}</div>
+      <div className="pl-4 text-muted-foreground">{close}</div>
     </details>
   );
 }
@@ -167,31 +243,56 @@ function boundedText(value: unknown, max: number): { text: string; truncated: bo
 }
 
 /**
- * A collapsible payload tree; each row copies its path (data.object.customer) or its value. A payload
- * too deep or too large for a tree is shown as text instead (at most 256 KB of it), with a note.
- * `raw`: the text as received, shown in that case rather than a re-serialisation of `value`.
+ * A collapsible payload tree in its own scrolling box; each row copies its path (data.object.customer) or its
+ * value. `focus` names a node (the path an error names): it and its ancestors open, it is highlighted and
+ * scrolled to. A payload too deep or too large for a tree is shown as text instead (at most 256 KB of it), with
+ * a note. `raw`: the text as received, shown in that case rather than a re-serialisation of `value`.
  */
-export function JsonViewer({ value, raw }: { value: unknown; raw?: string }) {
+export function JsonViewer({
+  value,
+  raw,
+  focus,
+  className,
+}: {
+  value: unknown;
+  raw?: string;
+  focus?: JsonPath;
+  className?: string;
+}) {
   const tooBig = useMemo(() => tooBigForTree(value), [value]);
+  const box = useRef<HTMLDivElement>(null);
+  const focusKey = focus?.join("\u0000");
+  useEffect(() => {
+    const el = box.current;
+    const target = el?.querySelector<HTMLElement>("[data-focused]");
+    if (!el || !target) return;
+    // Scroll the box, not the page: the summary above stays where the reader is.
+    const offset = target.getBoundingClientRect().top - el.getBoundingClientRect().top;
+    el.scrollTop += offset - el.clientHeight / 3;
+  }, [focusKey]);
+  const boxClass = cn(
+    "max-h-[70vh] overflow-auto rounded-md border bg-muted/30 p-2 font-mono text-xs leading-5",
+    className,
+  );
   if (tooBig) {
     const shown =
       raw !== undefined
         ? { text: raw.slice(0, TREE_LIMITS.bytes), truncated: raw.length > TREE_LIMITS.bytes }
         : boundedText(value, TREE_LIMITS.bytes);
     return (
-      <div className="json-viewer" data-tree="off">
-        <p className="muted jv-note" role="note">
+      <div data-json-viewer="" data-tree="off" className="flex min-w-0 flex-col gap-2">
+        <p className="text-sm text-muted-foreground" role="note">
           Shown as text, not as a tree: {tooBig}.
           {shown.truncated &&
             ` Only the first ${TREE_LIMITS.bytes / 1024} KB are shown; Download JSON has the whole record.`}
         </p>
-        <pre className="raw">{shown.text}</pre>
+        <pre className={cn(boxClass, "whitespace-pre-wrap [overflow-wrap:anywhere]")}>{shown.text}</pre>
       </div>
     );
   }
   return (
-    <div className="json-viewer">
-      <Node name={undefined} value={value as Json} path="" depth={0} />
+    <div ref={box} data-json-viewer="" className={boxClass}>
+      <Node name={undefined} value={value as Json} path="" depth={0} focus={focus} />
     </div>
   );
 }

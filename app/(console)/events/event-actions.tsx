@@ -1,9 +1,13 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
 import { processNowAction, requeueEventAction } from "./actions";
 
+/** The event page's ops actions; after one the page is fetched again, so the summary and attempts agree. */
 export function EventActions({ source, eventId, status }: { source: string; eventId: string; status: string }) {
+  const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>();
   const run = (label: string, action: typeof requeueEventAction | typeof processNowAction) =>
@@ -14,34 +18,36 @@ export function EventActions({ source, eventId, status }: { source: string; even
           ? { ok: true, text: `${label}: ${"outcome" in result.data ? result.data.outcome : result.data.status}` }
           : { ok: false, text: result.error },
       );
+      if (result.ok) router.refresh();
     });
+  const canRequeue = status === "failed" || status === "dead";
+  const canProcess = status !== "settled" && status !== "processing";
   return (
-    <div className="actions">
-      {(status === "failed" || status === "dead") && (
-        <button
-          type="button"
-          className="secondary"
-          disabled={pending}
-          onClick={() => run("Requeued", requeueEventAction)}
-        >
+    <>
+      {canRequeue && (
+        <Button size="sm" disabled={pending} onClick={() => run("Requeued", requeueEventAction)}>
           Requeue
-        </button>
+        </Button>
       )}
-      {status !== "settled" && status !== "processing" && (
-        <button
-          type="button"
-          className="secondary"
+      {canProcess && (
+        <Button
+          size="sm"
+          variant="outline"
+          className="text-foreground"
           disabled={pending}
           onClick={() => run("Processed", processNowAction)}
         >
           Process now
-        </button>
+        </Button>
       )}
       {message && (
-        <span role="status" className={message.ok ? "muted" : "notice error"}>
+        <span
+          role="status"
+          className={message.ok ? "basis-full text-xs text-muted-foreground" : "basis-full text-xs text-destructive"}
+        >
           {message.text}
         </span>
       )}
-    </div>
+    </>
   );
 }

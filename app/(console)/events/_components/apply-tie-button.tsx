@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
 import { applyTieAction } from "../actions";
 
 /** Decides an undecided tie for this event, after a confirmation that says what it does. */
@@ -31,12 +32,15 @@ export function ApplyTieButton({
     });
   };
   return (
-    <span className="tie-action">
-      <button type="button" className="secondary small" onClick={apply} disabled={pending}>
+    <span className="inline-flex flex-wrap items-center gap-2">
+      <Button size="sm" variant="outline" className="text-foreground" onClick={apply} disabled={pending}>
         {pending ? "Applying…" : "Apply this event"}
-      </button>
+      </Button>
       {message && (
-        <span role={message.ok ? "status" : "alert"} className={message.ok ? "muted" : "error-text"}>
+        <span
+          role={message.ok ? "status" : "alert"}
+          className={message.ok ? "text-xs text-muted-foreground" : "text-xs text-destructive"}
+        >
           {message.text}
         </span>
       )}

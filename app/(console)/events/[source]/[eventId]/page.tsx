@@ -1,266 +1,178 @@
+import { DownloadIcon } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { JsonViewer } from "@/components/json-viewer";
-import { utc } from "@/components/utc";
+import { PageHeader } from "@/components/page-header";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent } from "@/components/ui/card";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { can } from "@/lib/auth/roles";
+import { getEnv } from "@/lib/env";
+import { NotFoundError } from "@/lib/errors";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
-import { NotFoundError } from "@/lib/errors";
+import { isProviderKind } from "@/lib/providers/types";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
-import { entityHref, eventHref } from "../../_components/links";
+import { ApplyTieButton } from "../../_components/apply-tie-button";
+import { eventHref } from "../../_components/links";
 import { EventActions } from "../../event-actions";
+import { AttemptsTab } from "./_components/attempts-tab";
+import { ChangesTab } from "./_components/changes-tab";
+import { CurlButton } from "./_components/curl-button";
+import { namedPath, pathText, type NamedPath } from "./_components/error-path";
+import { EventBody } from "./_components/event-body";
+import { EventFacts } from "./_components/event-facts";
+import { EventSummary } from "./_components/event-summary";
+import { outcomeOf, providerTime } from "./_components/format";
+import { HeadersTab } from "./_components/headers-tab";
+import { PayloadPanel } from "./_components/payload-panel";
+import { RawBodyPanel } from "./_components/raw-body-panel";
 
 export const metadata: Metadata = { title: "Event" };
 
-// The raw body keeps the provider's key order; jsonb (the payload column) sorts keys by length.
-function asReceived(rawBody: string, payload: unknown): unknown {
+const TABS = ["payload", "raw", "headers", "attempts", "changes"] as const;
+
+function parseRaw(raw: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return JSON.parse(rawBody);
+    return { ok: true, value: JSON.parse(raw) as unknown };
   } catch {
-    return payload;
-  }
-}
-const ms = (a: Date, b: Date) => `${Math.max(0, b.getTime() - a.getTime()).toLocaleString("en")} ms`;
-
-function Signature({ check }: { check: EventDetail["signature"] }) {
-  switch (check.state) {
-    case "verifies":
-      return <span className="badge ok">yes</span>;
-    case "fails":
-      return (
-        <>
-          <span className="badge dead">no</span> <span className="muted">{check.reason}</span>
-        </>
-      );
-    case "unsigned":
-      return (
-        <>
-          <span className="badge">not signed</span> <span className="muted">{check.reason}</span>
-        </>
-      );
-    case "no-secret":
-      return <span className="muted">no secret is configured for this source</span>;
+    return { ok: false };
   }
 }
 
-export default async function EventPage({ params }: { params: Promise<{ source: string; eventId: string }> }) {
+function PathNote({ named }: { named: NamedPath }) {
+  const code = (s: string) => <code className="font-mono text-[0.8125rem] break-all">{s}</code>;
+  const where = pathText(named.found);
+  return (
+    <p className="mb-2 rounded-md border border-warning/40 bg-warning/10 px-3 py-2 text-xs break-words" role="note">
+      The error names {code(named.named)}
+      {named.missing === undefined ? (
+        <>: it is open and highlighted below.</>
+      ) : named.found.length === 0 ? (
+        <>, which the payload does not have.</>
+      ) : (
+        <>
+          . The payload has no {code(String(named.missing))} there: {code(where)}, the deepest part it has, is
+          highlighted.
+        </>
+      )}
+    </p>
+  );
+}
+
+// The legacy sheet styles every <button> (accent background, white text): a trigger says its own.
+const trigger = "border-0 bg-transparent px-2 text-xs text-muted-foreground sm:px-2.5 sm:text-sm";
+// Counts only where there is room: at 390 px the five tabs fit without them.
+const count = (n: number) => <span className="hidden text-xs text-muted-foreground tabular-nums sm:inline">{n}</span>;
+
+export default async function EventPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ source: string; eventId: string }>;
+  searchParams: Promise<{ tab?: string | string[] }>;
+}) {
   // An unknown source, or an id no row can have (NUL, not UTF-8, over 255 characters): not found, before any query.
   const key = eventKeyFromParams(await params);
   const path = key.ok ? eventHref(key.value) : "/events";
   const { db, actor } = await requirePage("events.read", path);
   if (!key.ok) notFound();
-  const { source, eventId } = key.value;
+  const source = await sourcesFromEnv().find(key.value.source);
   let d: EventDetail;
   try {
-    d = await getEventDetail(db, actor, { source, eventId }, (slug) => sourcesFromEnv().find(slug));
+    d = await getEventDetail(db, actor, key.value, async () => source);
   } catch (err) {
     if (err instanceof NotFoundError) notFound();
     throw err;
   }
   const e = d.event;
-  const mayAct = can(actor.role, "events.requeue");
+  const maxAttempts = getEnv().WORKER_MAX_ATTEMPTS;
+  const outcome = outcomeOf(e, d.attempts.at(-1));
+  const parsed = parseRaw(e.rawBody);
+  const payload = parsed.ok ? parsed.value : e.payload;
+  const kind = source?.provider ?? (isProviderKind(e.source) ? e.source : undefined);
+  const named = namedPath([e.lastError, e.intakeNote], payload);
+  const tie = d.transitions.findLast((t) => t.outcome === "tie");
+  const tieOpen = tie && !d.transitions.some((t) => t.resolution === "by-hand");
+  const tab = [(await searchParams).tab].flat()[0];
   return (
-    <>
-      <p className="crumbs">
-        <Link href="/events">Events</Link> / {e.source}
-      </p>
-      <div className="page-head">
-        <h1 className="mono break">{e.eventId}</h1>
-        <div className="actions">
-          {mayAct && <EventActions source={e.source} eventId={e.eventId} status={e.status} />}
-          <a className="button secondary" href={`${path}/export`} download>
-            Download JSON
-          </a>
-        </div>
-      </div>
-      <dl className="facts panel">
-        <dt>Type</dt>
-        <dd className="mono">{e.eventType}</dd>
-        <dt>Status</dt>
-        <dd>
-          <span className={`badge ${e.status}`}>{e.status}</span>{" "}
-          {e.via === "replay" && <span className="badge">via replay</span>}
-          {e.lastError && <div className="error">{e.lastError}</div>}
-        </dd>
-        <dt>Received</dt>
-        <dd className="mono">{utc(e.receivedAt, { ms: true })}</dd>
-        <dt>Settled</dt>
-        <dd className="mono">{utc(e.settledAt, { ms: true })}</dd>
-        <dt>Attempts</dt>
-        <dd>{e.attempts}</dd>
-        <dt>Delivered</dt>
-        <dd>
-          {d.deliveryCount} time{d.deliveryCount === 1 ? "" : "s"}
-          {d.deliveryCount > 1 && (
-            <span className="muted">
-              {" "}
-              ({d.deliveryCount - 1} duplicate{d.deliveryCount === 2 ? "" : "s"})
-            </span>
-          )}
-        </dd>
-        <dt>Entity</dt>
-        <dd>
-          {e.entityType && e.entityId ? (
-            <Link className="mono" href={entityHref(e.source, e.entityType, e.entityId)}>
-              {e.entityType} {e.entityId}
-            </Link>
-          ) : (
-            <span className="muted">none</span>
-          )}
-          {e.entityVersion !== null && <span className="muted"> · version {e.entityVersion}</span>}
-          {e.intakeNote && <div className="error">At intake: {e.intakeNote}</div>}
-        </dd>
-        <dt>Signature verifies with the current secret</dt>
-        <dd>
-          <Signature check={d.signature} />
-        </dd>
-      </dl>
-
-      <h2>Payload</h2>
-      <div className="panel">
-        <JsonViewer value={asReceived(e.rawBody, e.payload)} />
-      </div>
-
-      <h2>Attempts</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Trigger</th>
-            <th>Actor</th>
-            <th>Started (UTC)</th>
-            <th className="num">Duration</th>
-            <th>Outcome</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {d.attempts.map((a) => (
-            <tr key={a.id}>
-              <td className="num">{a.number}</td>
-              <td>{a.trigger}</td>
-              <td className="mono">{a.actor}</td>
-              <td className="mono nowrap">{utc(a.startedAt, { ms: true })}</td>
-              <td className="num">{ms(a.startedAt, a.finishedAt)}</td>
-              <td>
-                <span className={`badge ${a.outcome === "settled" ? "ok" : a.outcome}`}>{a.outcome}</span>
-              </td>
-              <td className="error-cell">{a.error}</td>
-            </tr>
-          ))}
-          {d.attempts.length === 0 && (
-            <tr>
-              <td colSpan={7} className="muted empty">
-                Not attempted yet.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-
-      {d.transitions.length > 0 && (
-        <>
-          <h2>What it changed</h2>
-          <table>
-            <thead>
-              <tr>
-                <th>Entity</th>
-                <th className="num">Version</th>
-                <th>Outcome</th>
-                <th>Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.transitions.map((t) => (
-                <tr key={t.id}>
-                  <td className="mono">
-                    <Link href={entityHref(t.source, t.entityType, t.entityId)}>
-                      {t.entityType} {t.entityId}
-                    </Link>
-                  </td>
-                  <td className="num mono">{t.version ?? "—"}</td>
-                  <td>
-                    <span className={`badge ${t.outcome}`}>
-                      {t.outcome === "tie" ? "tie: not decided" : t.outcome}
-                      {t.resolution === "chain" && " · ordered by chain evidence"}
-                      {t.resolution === "provider-api" && " · resolved from the provider's API"}
-                      {t.resolution === "by-hand" && " · decided by a person"}
-                    </span>
-                  </td>
-                  <td className="mono break changes">
-                    {Object.entries(t.changes)
-                      .map(([k, c]) => `${k}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`)
-                      .join("; ") || "—"}
-                    {t.note && <div className="muted">{t.note}</div>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
-
-      <h2>Deliveries</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Received (UTC)</th>
-            <th>Via</th>
-            <th>Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {d.deliveries.map((x) => (
-            <tr key={x.id}>
-              <td className="mono nowrap">{utc(x.receivedAt, { ms: true })}</td>
-              <td>{x.via}</td>
-              <td>
-                {x.claimed ? (
-                  <span className="badge ok">first: claimed</span>
-                ) : (
-                  <span className="badge">duplicate{x.reprocessed ? " (reprocessed: shadow mode)" : ""}</span>
-                )}
-              </td>
-            </tr>
-          ))}
-          {d.deliveries.length === 0 && (
-            <tr>
-              <td colSpan={3} className="muted empty">
-                No delivery recorded: this row was written to the ledger directly, not through the receiver.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      {d.deliveryCount > d.deliveries.length && (
-        <p className="muted">
-          Showing the first {d.deliveries.length} of {d.deliveryCount} deliveries.
-        </p>
-      )}
-
-      <h2>Headers as received</h2>
-      <table className="kv">
-        <tbody>
-          {Object.entries(e.headers)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([k, v]) => (
-              <tr key={k}>
-                <th className="mono">{k}</th>
-                <td className="mono break">{v}</td>
-              </tr>
-            ))}
-          {Object.keys(e.headers).length === 0 && (
-            <tr>
-              <td className="muted empty">No headers were stored.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-
-      <h2>Raw body</h2>
-      <pre className="raw panel">{e.rawBody}</pre>
-    </>
+    <EventBody
+      value={{ source: e.source, rawBody: e.rawBody, headers: e.headers, fallback: parsed.ok ? undefined : e.payload }}
+    >
+      <PageHeader
+        crumbs={
+          <>
+            <Link className="hover:text-foreground hover:underline" href="/events">
+              Events
+            </Link>{" "}
+            / {e.source}
+          </>
+        }
+        title={<span className="font-mono text-lg break-all">{e.eventId}</span>}
+        description={<span className="font-mono break-all">{e.eventType}</span>}
+        actions={
+          <>
+            {can(actor.role, "events.requeue") && (
+              <EventActions source={e.source} eventId={e.eventId} status={e.status} />
+            )}
+            {tieOpen && can(actor.role, "events.apply-tie") && (
+              <ApplyTieButton source={e.source} eventId={e.eventId} keptEventId={tie.priorEventId} />
+            )}
+            <CurlButton eventId={e.eventId} />
+            <Button asChild variant="outline" size="sm" className="text-foreground">
+              <a href={`${path}/export`} download>
+                <DownloadIcon aria-hidden />
+                Download JSON
+              </a>
+            </Button>
+          </>
+        }
+      />
+      <Card className="mb-5">
+        <CardContent className="flex flex-col gap-4">
+          <EventSummary detail={d} outcome={outcome} maxAttempts={maxAttempts} />
+          <div className="border-t pt-4">
+            <EventFacts detail={d} source={source} provided={providerTime(kind, payload)} maxAttempts={maxAttempts} />
+          </div>
+        </CardContent>
+      </Card>
+      <Tabs defaultValue={TABS.find((t) => t === tab) ?? "payload"}>
+        <TabsList aria-label="Event details">
+          <TabsTrigger className={trigger} value="payload">
+            Payload
+          </TabsTrigger>
+          <TabsTrigger className={trigger} value="raw">
+            Raw body
+          </TabsTrigger>
+          <TabsTrigger className={trigger} value="headers">
+            Headers
+          </TabsTrigger>
+          <TabsTrigger className={trigger} value="attempts">
+            Attempts {count(d.attempts.length)}
+          </TabsTrigger>
+          <TabsTrigger className={trigger} value="changes">
+            Changes {count(d.transitions.length)}
+          </TabsTrigger>
+        </TabsList>
+        {/* Mounted while hidden: the tree keeps what a person opened, and the page's text is all there. */}
+        <TabsContent value="payload" forceMount className="data-[state=inactive]:hidden">
+          {named && <PathNote named={named} />}
+          <PayloadPanel focus={named?.found} />
+        </TabsContent>
+        <TabsContent value="raw" forceMount className="data-[state=inactive]:hidden">
+          <RawBodyPanel />
+        </TabsContent>
+        <TabsContent value="headers" forceMount className="data-[state=inactive]:hidden">
+          <HeadersTab detail={d} options={source?.options} />
+        </TabsContent>
+        <TabsContent value="attempts" forceMount className="data-[state=inactive]:hidden">
+          <AttemptsTab detail={d} maxAttempts={maxAttempts} />
+        </TabsContent>
+        <TabsContent value="changes" forceMount className="data-[state=inactive]:hidden">
+          <ChangesTab detail={d} outcome={outcome.outcome} />
+        </TabsContent>
+      </Tabs>
+    </EventBody>
   );
 }
