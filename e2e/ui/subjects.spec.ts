@@ -78,11 +78,17 @@ async function noScriptRan(page: Page) {
 }
 
 async function noSidewaysScroll(page: Page) {
-  const { scroll, inner } = await page.evaluate(() => ({
+  const { scroll, inner, wide } = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
     inner: window.innerWidth,
+    // The innermost elements reaching past the viewport: what to fix when the page scrolls sideways.
+    wide: [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5))
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
   }));
-  expect(scroll).toBeLessThanOrEqual(inner);
+  expect(scroll, wide.join("\n")).toBeLessThanOrEqual(inner);
 }
 
 async function atWidths(page: Page, name: string) {
@@ -105,7 +111,7 @@ test("[ui] support opens a customer view from a search and sees every event acro
   await page.getByRole("link", { name: `Everything about ${customerId} →` }).click();
   await expect(page).toHaveURL(new RegExp(`/subjects/${customerId}$`));
   await expect(page.getByRole("heading", { level: 1, name: customerId })).toBeVisible();
-  const events = page.locator("li.subject-event");
+  const events = page.locator('ol[aria-label="Events"] > li');
   await expect(events).toHaveCount(3);
   // Newest first by when each happened: the invoice (created 1712950000), the Shopify order (updated_at
   // 2024-04-12 10:18:49 UTC = 1712917129), the subscription (created 1712900000).
@@ -121,7 +127,10 @@ test("[ui] support opens a customer view from a search and sees every event acro
   await expect(page.locator(`[data-entity="subscription/sub_1Subj${tag}"]`)).toContainText("active");
   await expect(page.locator(`[data-entity="customer/${customerId}"]`)).toContainText("4999");
   await noScriptRan(page);
-  await atWidths(page, "subject-view");
+  await atWidths(page, "subject");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await atWidths(page, "subject-dark");
+  await page.emulateMedia({ colorScheme: "light" });
 
   // A search for an event id is not a customer: no link.
   await page.goto(`/events?q=evt_${tag}_inv`);
@@ -132,7 +141,7 @@ test("[ui] support opens a customer view from a search and sees every event acro
   await page.goto(`/events?q=${encodeURIComponent(email.toUpperCase())}`);
   await page.getByRole("link", { name: /^Everything about / }).click();
   await expect(page.getByRole("heading", { level: 1, name: email })).toBeVisible();
-  await expect(page.locator("li.subject-event")).toHaveCount(2);
+  await expect(page.locator('ol[aria-label="Events"] > li')).toHaveCount(2);
   await page.goto(`/entities/stripe/subscription/sub_1Subj${tag}`);
   await shot(page, "subject-entity-link");
   await page.getByRole("link", { name: `Everything about sub_1Subj${tag} →` }).click();
@@ -197,16 +206,93 @@ test("[ui] the printable bundle shows the same evidence as text, with no script 
   await signInAt(page, `/subjects/${customerId}`, support, PW);
   await page.getByRole("link", { name: "Printable bundle" }).click();
   await expect(page.getByRole("heading", { name: `Dispute bundle: ${customerId}` })).toBeVisible();
-  await expect(page.locator("section.bundle-event")).toHaveCount(3);
-  const shop = page.locator("section.bundle-event").filter({ hasText: "shopify" }).first();
-  await expect(shop.locator("pre.bundle-raw")).toContainText("<script>window.__xss = 1</script>");
+  await expect(page.locator("section[data-bundle-event]")).toHaveCount(3);
+  const shop = page.locator("section[data-bundle-event]").filter({ hasText: "shopify" }).first();
+  await expect(shop.locator("pre[data-raw-body]")).toContainText("<script>window.__xss = 1</script>");
   await expect(page.locator(`section[data-event-id="evt_${tag}_inv"]`)).toContainText("(matches)");
   await expect(page.locator(`section[data-event-id="evt_${tag}_inv"]`)).toContainText("HMAC-SHA256 of `{t}.{body}`");
   await noScriptRan(page);
   await atWidths(page, "subject-print");
   await page.emulateMedia({ media: "print" });
-  await expect(page.locator("nav.sidebar")).toBeHidden();
+  // The shell (sidebar, and the phone's top bar) is not printed; the bundle is, with its print button hidden.
+  await expect(page.locator('nav[aria-label="Console"]')).toBeHidden();
+  await expect(page.getByRole("button", { name: "Print or save as PDF" })).toBeHidden();
+  await expect(page.locator("section[data-bundle-event]").first()).toBeVisible();
   await shot(page, "subject-print-media-print");
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expect(page.getByRole("button", { name: "Open menu" })).toBeHidden();
+  await page.emulateMedia({ media: "screen" });
+  await expect(page.getByRole("button", { name: "Open menu" })).toBeVisible();
+});
+
+test("[ui] a customer's entity page shows its real invoice events as applied, and says why it has no version", async ({
+  page,
+  request,
+}) => {
+  const other = `cus_Ent${tag}`;
+  for (const [i, amount] of [1000, 2000, 4000].entries())
+    await deliver(
+      request,
+      "stripe",
+      signStripe(
+        JSON.stringify(
+          stripeInvoicePaidEvent({
+            eventId: `evt_${tag}_ent${i}`,
+            invoiceId: `in_1Ent${tag}${i}`,
+            customerId: other,
+            created: 1_712_960_000 + i,
+            amount,
+          }),
+        ),
+        "whsec_e2e_stripe",
+      ),
+    );
+  await expect
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_ent%`} and status = 'settled'`
+        )[0]?.n,
+      { timeout: 15_000 },
+    )
+    .toBe(3);
+  await signInAt(page, `/entities/stripe/customer/${other}`, support, PW);
+  const rows = page.locator('ol[aria-label="Timeline"] > li');
+  await expect(rows).toHaveCount(3);
+  for (const i of [0, 1, 2]) {
+    const row = page.locator(`li[data-event-id="evt_${tag}_ent${i}"]`);
+    await expect(row).toHaveAttribute("data-outcome", "applied");
+    await expect(row).toContainText("invoice.paid");
+    await expect(row).toContainText("applied");
+  }
+  // The worker may apply them in any order; the last one applied brought the total to 7000.
+  await expect(rows.filter({ hasText: /amount_paid_usd: \d+ → 7000/ })).toHaveCount(1);
+  await expect(page.getByText("no longer in the ledger")).toHaveCount(0);
+  await expect(page.getByText("none applied yet")).toHaveCount(0);
+  // A customer's totals move by deltas: no version, but the last applied event and when, as a date.
+  await expect(page.getByTestId("entity-current-version")).toContainText("deltas");
+  await expect(page.getByTestId("entity-current")).toContainText(
+    (await rows.first().getAttribute("data-event-id")) ?? "no first row",
+  );
+  await expect(page.getByTestId("entity-current")).toContainText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+  await expect(page.getByTestId("entity-state")).toContainText("7000");
+  await expect(page.getByTestId("entity-state")).toContainText("invoice_count");
+
+  // A versioned entity states its current version as the date it stands for (created 1712900000).
+  await page.goto(`/entities/stripe/subscription/sub_1Subj${tag}`);
+  await expect(page.getByTestId("entity-current-version")).toHaveText("2024-04-12 05:33:20");
+  await expect(page.locator(`li[data-event-id="evt_${tag}_sub"]`)).toContainText("customer.subscription");
+
+  // And an invoice's own page says its event moved the customer, linked.
+  await page.goto(`/entities/stripe/invoice/in_1Ent${tag}1`);
+  const own = page.locator(`li[data-event-id="evt_${tag}_ent1"]`);
+  await expect(own).toHaveAttribute("data-outcome", "elsewhere");
+  await expect(own.getByRole("link", { name: `customer ${other}` })).toBeVisible();
+  await page.goto(`/entities/stripe/customer/${other}`);
+  await atWidths(page, "entity");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await atWidths(page, "entity-dark");
+  await page.emulateMedia({ colorScheme: "light" });
 });
 
 test("[ui] the bundle route refuses a caller without a session", async ({ request }) => {
