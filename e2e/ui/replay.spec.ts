@@ -32,6 +32,14 @@ test.afterAll(async () => {
   await sql.end();
 });
 
+async function noSideScroll(page: Page) {
+  const { scroll, inner } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+  }));
+  expect(scroll, "the page must not scroll sideways").toBeLessThanOrEqual(inner);
+}
+
 async function userWithRole(browser: Browser, role: "ops" | "support"): Promise<Page> {
   const admin = await browser.newPage();
   const email = `${role}-${randomUUID().slice(0, 8)}@e2e.example`;
@@ -51,14 +59,20 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
   const page = await userWithRole(browser, "ops");
   await expect(page.getByRole("heading", { name: "Replays" })).toBeVisible();
   await page.getByLabel("Source").selectOption("stripe");
-  await page.getByLabel("Since (UTC)").fill("2026-11-01T10:00:00");
-  await page.getByLabel("Until (UTC)").fill("2026-11-01T10:40:00");
+  await page.getByLabel("Start (UTC)").fill("2026-11-01 10:00");
+  await page.getByLabel("End (UTC)").fill("2026-11-01 10:40");
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page).toHaveURL(/\/replays\?preview=\d+$/);
   await expect(page.getByTestId("preview-summary")).toHaveText(
     "250 events at Stripe in this window · 200 already in the ledger · 50 would be new.",
     { timeout: 15_000 },
   );
+  // The sample: would-be-new events by id, type and provider time; the form still shows the window.
+  const preview = page.getByRole("region", { name: "Preview" });
+  await expect(preview.locator("[data-sample]")).toHaveCount(10);
+  await expect(preview.locator("[data-sample]").first()).toContainText("invoice.paid");
+  await expect(page.getByLabel("Start (UTC)")).toHaveValue("2026-11-01 10:00");
+  await expect(page.getByLabel("End (UTC)")).toHaveValue("2026-11-01 10:40");
   expect(await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_e2e${run}_%`}`).toEqual([
     { n: 200 },
   ]);
@@ -103,10 +117,97 @@ test("[ui] a support user sees the replay runs but gets no form and no preview t
   await expect(page.getByRole("heading", { name: "Replays" })).toBeVisible();
   await expect(page.locator(`tr[data-run-id="${String(preview!.id)}"]`)).toContainText("ops@e2e.example");
   await expect(page.getByRole("button", { name: "Preview" })).toHaveCount(0);
-  await expect(page.getByLabel("Since (UTC)")).toHaveCount(0);
+  await expect(page.getByLabel("Start (UTC)")).toHaveCount(0);
   await page.goto(`/replays?preview=${String(preview!.id)}`);
   await expect(page.getByRole("button", { name: /Start replay/ })).toHaveCount(0);
   await expect(page.getByRole("button", { name: /^(Cancel|Resume)$/ })).toHaveCount(0);
   await shot(page, "replays-support");
+  await page.close();
+});
+
+test("[ui] the replay form names the field that is wrong, keeps what was typed, and takes 24 h UTC text", async ({
+  browser,
+}) => {
+  const page = await userWithRole(browser, "ops");
+  const form = page.getByRole("form", { name: "Replay a window" });
+  const start = page.getByLabel("Start (UTC)");
+  const end = page.getByLabel("End (UTC)");
+  const types = page.getByLabel("Event types");
+  // Text inputs, not the browser's locale picker: the same on every machine.
+  await expect(start).toHaveAttribute("type", "text");
+  await expect(start).toHaveAttribute("placeholder", "YYYY-MM-DD HH:MM");
+  // Only the sources with an API key here can be chosen (the e2e deploy sets STRIPE_API_KEY only).
+  expect(await page.getByLabel("Source").locator("option").allTextContents()).toEqual(["Choose a source…", "Stripe"]);
+  await expect(page.getByTestId("replay-setup")).toContainText("Set GITHUB_TOKEN");
+
+  const expectError = async (field: string, message: string | RegExp) => {
+    await expect(form.locator(`[data-field-error="${field}"]`)).toHaveText(message);
+    await expect(form.getByRole("alert")).toContainText("Check the");
+  };
+
+  await page.getByLabel("Source").selectOption("");
+  await start.fill("2026-11-01 10:00");
+  await end.fill("2026-11-01 21:30");
+  await types.fill("invoice.paid");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expectError("source", "Choose a source");
+  await expect(page.getByLabel("Source")).toHaveAttribute("aria-invalid", "true");
+  await expect(start).toHaveValue("2026-11-01 10:00");
+  await expect(end).toHaveValue("2026-11-01 21:30");
+  await expect(types).toHaveValue("invoice.paid");
+
+  await page.getByLabel("Source").selectOption("stripe");
+  await start.fill("2026-11-01 22:00");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expectError("since", "The start must be before the end");
+  await expect(start).toHaveValue("2026-11-01 22:00");
+  await expect(end).toHaveValue("2026-11-01 21:30");
+  await expect(page.getByLabel("Source")).toHaveValue("stripe");
+
+  await start.fill("11/01/2026 10:00 AM");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expectError("since", /^The start must be a UTC date and 24 h time like .* \(YYYY-MM-DD HH:MM\)$/);
+  await expect(start).toHaveValue("11/01/2026 10:00 AM");
+  await expect(start).toHaveAttribute("aria-invalid", "true");
+
+  await start.fill("2026-09-01 10:00");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expectError("since", /^A Stripe window is at most 30 days/);
+
+  for (const width of [390, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await noSideScroll(page);
+    await shot(page, `replays-form-errors-${width}`);
+  }
+
+  // A valid 24 h window (an afternoon end, UTC) previews.
+  await start.fill("2026-11-01 09:00");
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expect(page).toHaveURL(/\/replays\?preview=\d+$/);
+  await expect(page.getByTestId("preview-summary")).toContainText("250 events at Stripe in this window", {
+    timeout: 15_000,
+  });
+  await expect(form.locator("[data-field-error]")).toHaveCount(0);
+  for (const [width, scheme] of [
+    [1440, "light"],
+    [390, "light"],
+    [1440, "dark"],
+    [390, "dark"],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width, height: 900 });
+    await noSideScroll(page);
+    // The runs' actions stay on screen at every width.
+    const open = page
+      .locator("tr[data-run-id]")
+      .first()
+      .getByRole("link", { name: /Open preview/ });
+    await open.scrollIntoViewIfNeeded();
+    const box = await open.boundingBox();
+    expect(box && box.x + box.width, "the row's action is on screen without scrolling the table").toBeLessThanOrEqual(
+      width,
+    );
+    await shot(page, scheme === "light" ? `replays-${width}` : `replays-${width}-dark`);
+  }
   await page.close();
 });

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
 import { requirePage } from "../../_lib/session";
 import { ErasureForm } from "./_components/erasure-form";
 
@@ -9,14 +10,21 @@ export default async function ErasurePage() {
   await requirePage("subjects.erase", "/erasure");
   return (
     <>
-      <h1>Erase a data subject</h1>
-      <p className="muted">
-        Every event whose payload mentions the customer id or email (as Search finds it) has its payload, raw body and
-        headers replaced by a redaction marker, its searchable ids cleared and its timeline values redacted. The SHA-256
-        of each raw body stays, so the ledger still shows a signed delivery arrived, and a retry of it is still a
-        duplicate. Events not processed yet end dead. Each erasure is recorded in the{" "}
-        <Link href="/audit">audit log</Link> with who, when and how many events, never with the subject itself.
-      </p>
+      <PageHeader
+        title="Erase a data subject"
+        description={
+          <>
+            Every event whose payload mentions the customer id or email (as Search finds it) has its payload, raw body
+            and headers replaced by a redaction marker, its searchable ids cleared and its timeline values redacted. The
+            SHA-256 of each raw body stays, so the ledger still shows a signed delivery arrived, and a retry of it is
+            still a duplicate. Events not processed yet end dead. Each erasure is recorded in the{" "}
+            <Link href="/audit" className="text-primary hover:underline">
+              audit log
+            </Link>{" "}
+            with who, when and how many events, never with the subject itself.
+          </>
+        }
+      />
       <ErasureForm />
     </>
   );

@@ -3,25 +3,11 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { requirePermission } from "@/lib/auth/audited";
-import { launchReplay, resumeReplay } from "@/lib/replay/embedded";
+import { launchReplay, getReplaySetup, resumeReplay } from "@/lib/replay/embedded";
+import { getReplayWindow, REPLAY_FORM_FIELDS, type ReplayFormErrors, type ReplayFormValues } from "@/lib/replay/form";
 import { cancelReplayRun, getReplayRun, replayInputFromPreview } from "@/lib/replay/runs";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
-
-// datetime-local sends "2026-11-01T10:00" with no zone: the form says UTC, so it is read as UTC.
-const utcTime = (label: string) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$/, `${label} must be a date and time`)
-    .transform((v) => (/(Z|[+-]\d\d:?\d\d)$/.test(v) ? v : `${v}Z`));
-
-const PreviewForm = z.object({
-  source: z.string().min(1, "Choose a source"),
-  since: utcTime("Since"),
-  until: z.union([z.literal(""), utcTime("Until")]).optional(),
-  types: z.string().optional(),
-});
 
 const RunRef = z.object({ id: z.coerce.number().int().positive() });
 
@@ -31,26 +17,45 @@ async function requireReplayRole(target: string) {
   return { db, actor };
 }
 
+/** The form's answer: a preview to open, or a message per field with what was entered, to show again. */
+export type PreviewFormState =
+  | { ok: true; data: { runId: number } }
+  | { ok: false; error: string; fieldErrors?: ReplayFormErrors; values?: ReplayFormValues };
+
+const formValues = (form: FormData): ReplayFormValues =>
+  Object.fromEntries(
+    REPLAY_FORM_FIELDS.map((f) => {
+      const v = form.get(f);
+      return [f, typeof v === "string" ? v.slice(0, 2000) : ""];
+    }),
+  ) as ReplayFormValues;
+
 /** A dry run of the form's window, run in the background: its counts are the preview. */
 export async function previewReplayAction(
-  _prev: ActionResult<{ runId: number }> | undefined,
+  _prev: PreviewFormState | undefined,
   form: FormData,
-): Promise<ActionResult<{ runId: number }>> {
+): Promise<PreviewFormState> {
+  const values = formValues(form);
   try {
     const { actor } = await requireReplayRole("replay:preview");
-    const f = PreviewForm.parse(Object.fromEntries(form));
-    const types = (f.types ?? "")
-      .split(",")
-      .map((t) => t.trim())
-      .filter(Boolean);
-    const run = await launchReplay({
-      actor,
-      input: { source: f.source as "stripe", since: f.since, until: f.until || undefined, types, dryRun: true },
-    });
+    const ready = getReplaySetup()
+      .filter((s) => s.ready)
+      .map((s) => s.source);
+    const parsed = getReplayWindow(values, { ready, now: new Date() });
+    if (!parsed.ok) {
+      const n = Object.keys(parsed.errors).length;
+      return {
+        ok: false,
+        error: n === 1 ? "Check the field marked above." : `Check the ${n} fields marked above.`,
+        fieldErrors: parsed.errors,
+        values,
+      };
+    }
+    const run = await launchReplay({ actor, input: { ...parsed.input, dryRun: true } });
     revalidatePath("/replays");
     return { ok: true, data: { runId: run.id } };
   } catch (err) {
-    return actionError(err);
+    return { ...actionError(err), values };
   }
 }
 

@@ -82,12 +82,16 @@ export async function createSourceAction(_prev: IssuedResult | undefined, form: 
   }
 }
 
-// datetime-local sends "2026-11-01T10:00" with no zone: the form says UTC, so it is read as UTC.
+// The form takes 24 h UTC text, "2026-11-01 10:00" (a browser's picker follows its locale); read as UTC.
 const UtcTime = z
   .string()
   .trim()
-  .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/, "Give the old secrets' end as a date and time (UTC)")
-  .transform((v) => new Date(`${v}Z`));
+  .regex(
+    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?( ?(Z|UTC))?$/i,
+    "Give the old secrets' end as a UTC date and 24 h time, like 2026-11-01 10:00 (YYYY-MM-DD HH:MM)",
+  )
+  .transform((v) => new Date(`${v.replace(/\s*(Z|UTC)$/i, "").replace(" ", "T")}Z`))
+  .refine((d) => !Number.isNaN(d.getTime()), "The old secrets' end is not a real date and time");
 
 function retireAt(form: FormData): Date | undefined {
   switch (text(form, "retire")) {

@@ -1,4 +1,6 @@
-import { utc } from "@/components/utc";
+import { Time } from "@/components/time";
+import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { DeliveryRow, IncidentRow } from "@/lib/alerts/queries";
 
 const RULE_WORDS: Record<IncidentRow["rule"], string> = {
@@ -8,109 +10,146 @@ const RULE_WORDS: Record<IncidentRow["rule"], string> = {
   source_silent: "silent source",
 };
 
+const Empty = ({ children }: { children: string }) => (
+  <p className="rounded-lg border border-dashed p-6 text-center text-sm text-muted-foreground">{children}</p>
+);
+
 /** Firing first in importance, then resolved: what happened, to what, and when it cleared. */
 export function IncidentsTable({ rows }: { rows: IncidentRow[] }) {
-  if (rows.length === 0) return <p className="panel muted">No incidents yet.</p>;
+  if (rows.length === 0) return <Empty>No incidents yet.</Empty>;
   return (
-    <div className="table-wrap">
-      <table className="data alert-incidents">
-        <thead>
-          <tr>
-            <th>State</th>
-            <th>Rule</th>
-            <th>Subject</th>
-            <th>Summary</th>
-            <th>Opened (UTC)</th>
-            <th>Resolved (UTC)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-incident={r.id} data-state={r.state} data-rule={r.rule}>
-              <td>
-                <span className={`badge ${r.state === "firing" ? "dead" : "ok"}`}>{r.state}</span>
-              </td>
-              <td className="nowrap">{RULE_WORDS[r.rule]}</td>
-              <td className="mono clip" title={r.subject}>
-                {r.subject}
-              </td>
-              <td className="break" style={{ minWidth: 240 }}>
-                {r.summary}
-              </td>
-              <td className="mono nowrap">{utc(r.openedAt)}</td>
-              <td className="mono">
-                {r.resolvedAt ? <span className="nowrap">{utc(r.resolvedAt)}</span> : "—"}
-                {r.resolution && <div className="muted break">{r.resolution}</div>}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table aria-label="Recent incidents">
+      <TableHeader>
+        <TableRow>
+          <TableHead>State</TableHead>
+          <TableHead>Incident</TableHead>
+          <TableHead className="hidden md:table-cell">Subject</TableHead>
+          <TableHead className="hidden sm:table-cell">Opened (UTC)</TableHead>
+          <TableHead className="hidden lg:table-cell">Resolved (UTC)</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((r) => (
+          <TableRow key={r.id} data-incident={r.id} data-state={r.state} data-rule={r.rule}>
+            <TableCell>
+              <Badge tone={r.state === "firing" ? "danger" : "success"}>{r.state}</Badge>
+            </TableCell>
+            <TableCell className="min-w-48">
+              <div className="text-xs font-medium text-muted-foreground">{RULE_WORDS[r.rule]}</div>
+              <div className="break-words">{r.summary}</div>
+              <div className="mt-1 flex flex-col gap-0.5 text-xs text-muted-foreground lg:hidden">
+                <span className="font-mono break-all md:hidden">{r.subject}</span>
+                <span className="sm:hidden">
+                  opened <Time value={r.openedAt} />
+                </span>
+                {r.resolvedAt && (
+                  <span>
+                    resolved <Time value={r.resolvedAt} />
+                    {r.resolution && ` · ${r.resolution}`}
+                  </span>
+                )}
+              </div>
+            </TableCell>
+            <TableCell className="hidden max-w-56 font-mono text-xs break-all md:table-cell">{r.subject}</TableCell>
+            <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+              <Time value={r.openedAt} />
+            </TableCell>
+            <TableCell className="hidden text-xs lg:table-cell">
+              {r.resolvedAt ? <Time value={r.resolvedAt} className="whitespace-nowrap" /> : "—"}
+              {r.resolution && <div className="break-words text-muted-foreground">{r.resolution}</div>}
+            </TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
   );
 }
 
-function deliveryState(d: DeliveryRow): { word: string; badge: string } {
-  if (d.status === "sent") return { word: "sent", badge: "ok" };
-  if (d.status === "failed") return { word: "gave up", badge: "dead" };
-  if (d.status === "sending") return { word: "sending", badge: "processing" };
-  return d.attempts === 0 ? { word: "queued", badge: "claimed" } : { word: "retrying", badge: "failed" };
+function deliveryState(d: DeliveryRow): { word: string; tone: BadgeTone } {
+  if (d.status === "sent") return { word: "sent", tone: "success" };
+  if (d.status === "failed") return { word: "gave up", tone: "danger" };
+  if (d.status === "sending") return { word: "sending", tone: "info" };
+  return d.attempts === 0 ? { word: "queued", tone: "neutral" } : { word: "retrying", tone: "warning" };
 }
 
 const CHANNEL_WORDS: Record<DeliveryRow["channel"], string> = { slack: "Slack", webhook: "Webhook" };
 
+function lastError(d: DeliveryRow): string | undefined {
+  if (!d.lastError) return undefined;
+  const status = d.lastStatus !== null && !d.lastError.includes(String(d.lastStatus)) ? ` (HTTP ${d.lastStatus})` : "";
+  return `${d.lastError}${status}`;
+}
+
+function When({ d }: { d: DeliveryRow }) {
+  if (d.sentAt) return <Time value={d.sentAt} />;
+  if (d.status === "pending")
+    return (
+      <>
+        next <Time value={d.nextAttemptAt} />
+      </>
+    );
+  return <>—</>;
+}
+
 /** Each message to each channel: how it went, how many attempts, and the last error (never the answer's body). */
 export function DeliveriesTable({ rows }: { rows: DeliveryRow[] }) {
-  if (rows.length === 0) return <p className="panel muted">No alert has been sent yet.</p>;
+  if (rows.length === 0) return <Empty>No alert has been sent yet.</Empty>;
   return (
-    <div className="table-wrap">
-      <table className="data alert-deliveries">
-        <thead>
-          <tr>
-            <th>Queued (UTC)</th>
-            <th>Channel</th>
-            <th>Message</th>
-            <th>Status</th>
-            <th className="num">Attempts</th>
-            <th>Sent / next try (UTC)</th>
-            <th>Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((d) => {
-            const s = deliveryState(d);
-            return (
-              <tr key={d.id} data-delivery={d.id} data-status={d.status} data-channel={d.channel}>
-                <td className="mono nowrap">{utc(d.createdAt)}</td>
-                <td>{CHANNEL_WORDS[d.channel]}</td>
-                <td className="break" style={{ minWidth: 240 }}>
-                  <span className="muted">{d.kind === "firing" ? "Firing: " : ""}</span>
-                  {d.summary}
-                </td>
-                <td>
-                  <span className={`badge ${s.badge}`}>{s.word}</span>
-                </td>
-                <td className="num" data-count="attempts">
-                  {d.attempts}
-                </td>
-                <td className="mono nowrap">
-                  {d.sentAt ? utc(d.sentAt) : d.status === "pending" ? `next ${utc(d.nextAttemptAt)}` : "—"}
-                </td>
-                <td>
-                  {d.lastError && (
-                    <div className="error">
-                      {d.lastError}
-                      {d.lastStatus !== null &&
-                        !d.lastError.includes(String(d.lastStatus)) &&
-                        ` (HTTP ${d.lastStatus})`}
-                    </div>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <Table aria-label="Recent alert deliveries">
+      <TableHeader>
+        <TableRow>
+          <TableHead className="hidden sm:table-cell">Queued (UTC)</TableHead>
+          <TableHead>Message</TableHead>
+          <TableHead>Status</TableHead>
+          <TableHead className="hidden text-right md:table-cell">Attempts</TableHead>
+          <TableHead className="hidden lg:table-cell">Sent / next try (UTC)</TableHead>
+          <TableHead className="hidden lg:table-cell">Last error</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((d) => {
+          const s = deliveryState(d);
+          const error = lastError(d);
+          return (
+            <TableRow key={d.id} data-delivery={d.id} data-status={d.status} data-channel={d.channel}>
+              <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+                <Time value={d.createdAt} />
+              </TableCell>
+              <TableCell className="min-w-48">
+                <div className="text-xs font-medium text-muted-foreground">
+                  {CHANNEL_WORDS[d.channel]}
+                  {d.kind === "firing" ? " · firing" : " · resolved"}
+                </div>
+                <div className="break-words">{d.summary}</div>
+                <div className="mt-1 flex flex-col gap-0.5 text-xs text-muted-foreground lg:hidden">
+                  <span className="sm:hidden">
+                    queued <Time value={d.createdAt} />
+                  </span>
+                  <span>
+                    <span className="md:hidden">
+                      {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} ·{" "}
+                    </span>
+                    <When d={d} />
+                  </span>
+                  {error && <span className="break-words text-destructive">{error}</span>}
+                </div>
+              </TableCell>
+              <TableCell>
+                <Badge tone={s.tone}>{s.word}</Badge>
+              </TableCell>
+              <TableCell className="hidden text-right tabular-nums md:table-cell" data-count="attempts">
+                {d.attempts}
+              </TableCell>
+              <TableCell className="hidden text-xs whitespace-nowrap lg:table-cell">
+                <When d={d} />
+              </TableCell>
+              <TableCell className="hidden max-w-xs text-xs break-words text-destructive lg:table-cell">
+                {error}
+              </TableCell>
+            </TableRow>
+          );
+        })}
+      </TableBody>
+    </Table>
   );
 }

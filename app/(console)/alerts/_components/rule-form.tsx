@@ -1,7 +1,9 @@
 "use client";
 
 import { useActionState, useState, useTransition } from "react";
-import { FormMessage } from "@/components/form-message";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input, Label } from "@/components/ui/input";
 import { resetAlertRuleAction, setAlertRuleAction } from "../actions";
 
 /** An admin's controls for one rule: on or off, its threshold, and going back to the deploy's default. */
@@ -28,52 +30,58 @@ export function RuleForm({
   const [resetting, startReset] = useTransition();
   const [resetError, setResetError] = useState<string | undefined>();
   return (
-    <form className="row" action={action} aria-label={`Rule: ${label}`}>
+    <form action={action} aria-label={`Rule: ${label}`} className="flex flex-col gap-2 border-t pt-3">
       <input type="hidden" name="rule" value={rule} />
-      <label className="choice">
-        <input type="checkbox" name="enabled" defaultChecked={enabled} style={{ height: "auto" }} />
-        On
-      </label>
-      {unit && (
-        <label style={{ minWidth: 0, maxWidth: "100%" }}>
-          Threshold ({unit})
-          <input
-            name="threshold"
-            type="number"
-            inputMode="numeric"
-            min={min}
-            max={max}
-            step={1}
-            defaultValue={threshold ?? undefined}
-            required
-            style={{ width: 110, maxWidth: "100%" }}
-          />
+      <div className="flex flex-wrap items-end gap-3">
+        <label className="flex h-9 items-center gap-2 text-sm">
+          <input type="checkbox" name="enabled" defaultChecked={enabled} className="size-4 accent-primary" />
+          On
         </label>
+        {unit && (
+          <Label>
+            Threshold ({unit})
+            <Input
+              name="threshold"
+              type="number"
+              inputMode="numeric"
+              min={min}
+              max={max}
+              step={1}
+              defaultValue={threshold ?? undefined}
+              required
+              className="w-28"
+            />
+          </Label>
+        )}
+        <Button type="submit" size="sm" className="h-9" disabled={pending}>
+          Save
+        </Button>
+        {fromConsole && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-9 whitespace-normal"
+            disabled={resetting}
+            onClick={() =>
+              startReset(async () => {
+                const result = await resetAlertRuleAction({ rule });
+                setResetError(result.ok ? undefined : result.error);
+              })
+            }
+          >
+            Use the deploy&apos;s default
+          </Button>
+        )}
+      </div>
+      {state && (
+        <Alert tone={state.ok ? "success" : "danger"} role={state.ok ? "status" : "alert"}>
+          {state.ok ? "Saved: the evaluator applies it on its next round." : state.error}
+        </Alert>
       )}
-      <button type="submit" disabled={pending}>
-        Save
-      </button>
-      {fromConsole && (
-        <button
-          type="button"
-          className="secondary"
-          style={{ whiteSpace: "normal" }}
-          disabled={resetting}
-          onClick={() =>
-            startReset(async () => {
-              const result = await resetAlertRuleAction({ rule });
-              setResetError(result.ok ? undefined : result.error);
-            })
-          }
-        >
-          Use the deploy&apos;s default
-        </button>
-      )}
-      <FormMessage state={state} success="Saved: the evaluator applies it on its next round." />
       {resetError && (
-        <span className="notice error" role="alert">
+        <Alert tone="danger" role="alert">
           {resetError}
-        </span>
+        </Alert>
       )}
     </form>
   );

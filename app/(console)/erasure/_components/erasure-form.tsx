@@ -1,7 +1,11 @@
 "use client";
 
-import { useActionState, useState, useTransition } from "react";
-import { FormMessage } from "@/components/form-message";
+import { EraserIcon } from "lucide-react";
+import { useActionState, useState, useTransition, type FormEvent } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input, Label } from "@/components/ui/input";
 import type { ErasureCounts } from "@/lib/retention/erase";
 import { eraseSubjectAction, previewErasureAction } from "../actions";
 
@@ -10,56 +14,119 @@ const n = (v: number) => v.toLocaleString("en");
 /** Preview how many events mention a subject, then erase exactly those (a changed count refuses). */
 export function ErasureForm() {
   const [preview, previewAction, previewing] = useActionState(previewErasureAction, undefined);
+  const [, startPreview] = useTransition();
   const [pending, startTransition] = useTransition();
+  const [asking, setAsking] = useState(false);
   const [done, setDone] = useState<{ ok: true; data: ErasureCounts } | { ok: false; error: string }>();
   const p = preview?.ok ? preview.data : undefined;
+  // By hand, not through the form's action: React resets a form after its action, and the subject should stay.
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    setDone(undefined);
+    setAsking(false);
+    startPreview(() => previewAction(data));
+  };
   const erase = () => {
     if (!p) return;
-    if (!window.confirm(`Erase ${n(p.events)} events? Their payloads, raw bodies and headers cannot be brought back.`))
-      return;
     startTransition(async () => {
       setDone(await eraseSubjectAction({ subject: p.subject, reference: p.reference, expectedEvents: p.events }));
+      setAsking(false);
     });
   };
   return (
-    <>
-      <form className="row panel" action={previewAction} onSubmit={() => setDone(undefined)}>
-        <label>
-          Customer id or email
-          <input name="subject" required maxLength={320} autoComplete="off" placeholder="cus_… or jenny@example.com" />
-        </label>
-        <label>
-          Request reference (optional)
-          <input name="reference" maxLength={200} autoComplete="off" placeholder="ticket id" />
-        </label>
-        <button type="submit" disabled={previewing}>
-          {previewing ? "Counting…" : "Preview"}
-        </button>
-      </form>
-      {preview && !preview.ok && <FormMessage state={preview} success="" />}
-      {p && (
-        <section className="panel" aria-label="Preview" style={{ marginTop: 12 }}>
-          <p data-testid="erasure-preview">
-            <strong>{n(p.events)}</strong> events mention this subject
-            {p.pending > 0 ? ` (${n(p.pending)} not processed yet: they will end dead)` : ""} ·{" "}
-            <strong>{n(p.transitions)}</strong> timeline rows.
-          </p>
-          <button
-            type="button"
-            className="danger"
-            onClick={erase}
-            disabled={pending || p.events === 0 || done?.ok === true}
+    <div className="flex max-w-3xl flex-col gap-4">
+      <Card>
+        <CardContent>
+          <form
+            action={previewAction}
+            onSubmit={submit}
+            aria-label="Find a data subject"
+            className="flex flex-col gap-4"
           >
-            {p.events === 0 ? "Nothing to erase" : pending ? "Erasing…" : `Erase ${n(p.events)} events`}
-          </button>
-          {done && (
-            <FormMessage
-              state={done}
-              success={done.ok ? `Erased ${n(done.data.events)} events. The audit log has the record.` : ""}
-            />
-          )}
-        </section>
+            <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+              <Label>
+                Customer id or email
+                <Input
+                  name="subject"
+                  required
+                  maxLength={320}
+                  autoComplete="off"
+                  spellCheck={false}
+                  placeholder="cus_… or jenny@example.com"
+                />
+              </Label>
+              <Label>
+                Request reference (optional)
+                <Input name="reference" maxLength={200} autoComplete="off" placeholder="ticket id" />
+              </Label>
+            </div>
+            <div>
+              <Button type="submit" variant="outline" disabled={previewing}>
+                {previewing ? "Counting…" : "Preview"}
+              </Button>
+            </div>
+            {preview && !preview.ok && (
+              <Alert tone="danger" role="alert">
+                {preview.error}
+              </Alert>
+            )}
+          </form>
+        </CardContent>
+      </Card>
+      {p && (
+        <Card aria-label="Preview" className={p.events > 0 ? "border-destructive/40" : undefined}>
+          <CardHeader>
+            <div className="min-w-0">
+              <CardTitle>What would be erased</CardTitle>
+              <CardDescription className="break-all">
+                <span className="font-mono">{p.subject}</span>
+                {p.reference && ` · reference ${p.reference}`}
+              </CardDescription>
+            </div>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-4">
+            <p data-testid="erasure-preview" className="text-sm">
+              <strong>{n(p.events)}</strong> events mention this subject
+              {p.pending > 0 ? ` (${n(p.pending)} not processed yet: they will end dead)` : ""} ·{" "}
+              <strong>{n(p.transitions)}</strong> timeline rows.
+            </p>
+            {asking && !done?.ok ? (
+              <div
+                role="alertdialog"
+                aria-label={`Confirm erasing ${n(p.events)} events`}
+                className="flex flex-col gap-3 rounded-md border border-destructive/30 bg-destructive/5 p-3 text-sm"
+              >
+                <p>Erase {n(p.events)} events? Their payloads, raw bodies and headers cannot be brought back.</p>
+                <div className="flex flex-wrap gap-2">
+                  <Button variant="destructive" disabled={pending} onClick={erase}>
+                    {pending ? "Erasing…" : `Erase ${n(p.events)} events`}
+                  </Button>
+                  <Button variant="outline" disabled={pending} onClick={() => setAsking(false)}>
+                    Cancel
+                  </Button>
+                </div>
+              </div>
+            ) : (
+              <div>
+                <Button
+                  variant="destructive"
+                  onClick={() => setAsking(true)}
+                  disabled={p.events === 0 || done?.ok === true}
+                >
+                  <EraserIcon aria-hidden />
+                  {p.events === 0 ? "Nothing to erase" : `Erase ${n(p.events)} events…`}
+                </Button>
+              </div>
+            )}
+            {done && (
+              <Alert tone={done.ok ? "success" : "danger"} role={done.ok ? "status" : "alert"}>
+                {done.ok ? `Erased ${n(done.data.events)} events. The audit log has the record.` : done.error}
+              </Alert>
+            )}
+          </CardContent>
+        </Card>
       )}
-    </>
+    </div>
   );
 }

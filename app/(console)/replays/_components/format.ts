@@ -1,4 +1,5 @@
 import type { ReplayRun } from "@/db/schema/replay";
+import type { BadgeTone } from "@/components/ui/badge";
 
 export const SOURCE_LABELS: Record<ReplayRun["source"], string> = {
   stripe: "Stripe",
@@ -6,9 +7,18 @@ export const SOURCE_LABELS: Record<ReplayRun["source"], string> = {
   paddle: "Paddle",
 };
 
-export const STATUS_BADGE: Record<ReplayRun["status"], string> = {
-  running: "processing",
-  succeeded: "ok",
-  failed: "dead",
-  cancelled: "failed",
-};
+/** A run's state in words: a preview counts, a replay brings events in. */
+export function statusWords(run: Pick<ReplayRun, "status" | "dryRun">): { word: string; tone: BadgeTone } {
+  switch (run.status) {
+    case "running":
+      return { word: run.dryRun ? "counting" : "running", tone: "info" };
+    case "succeeded":
+      return { word: run.dryRun ? "counted" : "finished", tone: "success" };
+    case "failed":
+      return { word: "failed", tone: "danger" };
+    case "cancelled":
+      return { word: "cancelled", tone: "neutral" };
+  }
+}
+
+export const n = (v: number) => v.toLocaleString("en");

@@ -1,53 +1,186 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useEffect } from "react";
-import { FormMessage } from "@/components/form-message";
+import { useActionState, useEffect, useState, useTransition, type FormEvent, type ReactNode } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input, Label, NativeSelect } from "@/components/ui/input";
+import type { ReplayFormField, ReplayFormValues } from "@/lib/replay/form";
 import { previewReplayAction } from "../actions";
 
-const LABELS = { stripe: "Stripe", github: "GitHub", paddle: "Paddle" } as const;
+export interface SourceChoice {
+  source: string;
+  label: string;
+  maxDays: number;
+}
 
-/** Ops: choose a source and window; Preview counts what a replay would bring in (a dry run) before anything is written. */
-export function ReplayForm({ sources }: { sources: Record<keyof typeof LABELS, string | undefined> }) {
+/** "2026-11-01 09:30": what the inputs take (lib/replay/form.ts reads it back as UTC). */
+const utcText = (d: Date) => d.toISOString().slice(0, 16).replace("T", " ");
+
+const RANGES = [
+  { label: "1 h", name: "The last hour", hours: 1 },
+  { label: "24 h", name: "The last 24 hours", hours: 24 },
+  { label: "3 days", name: "The last 3 days", hours: 72 },
+] as const;
+
+function Field({
+  name,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  name: ReplayFormField;
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: (aria: { id: string; "aria-invalid"?: true; "aria-describedby"?: string }) => ReactNode;
+}) {
+  const id = `replay-${name}`;
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ");
+  return (
+    <div className="flex min-w-0 flex-col gap-1">
+      <Label htmlFor={id}>{label}</Label>
+      {children({ id, ...(error ? { "aria-invalid": true } : {}), "aria-describedby": describedBy || undefined })}
+      {error && (
+        <p id={`${id}-error`} className="text-xs font-medium text-destructive" data-field-error={name}>
+          {error}
+        </p>
+      )}
+      {hint && !error && (
+        <p id={`${id}-hint`} className="text-xs text-muted-foreground">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Ops: a source and a window in UTC, typed as 24 h text (a browser's date picker follows the machine's
+ * locale); Preview counts what a replay would bring in (a dry run) before anything is written.
+ */
+export function ReplayForm({ sources, initial }: { sources: SourceChoice[]; initial?: Partial<ReplayFormValues> }) {
   const router = useRouter();
-  const [state, action, pending] = useActionState(previewReplayAction, undefined);
+  const [state, dispatch, pending] = useActionState(previewReplayAction, undefined);
+  const [, startTransition] = useTransition();
+  const [values, setValues] = useState<ReplayFormValues>({
+    source: initial?.source ?? (sources.length === 1 ? sources[0]!.source : ""),
+    since: initial?.since ?? "",
+    until: initial?.until ?? "",
+    types: initial?.types ?? "",
+  });
+  // What the action answers with is what was sent: shown again as entered, never cleared.
+  const [answered, setAnswered] = useState(state);
+  if (answered !== state) {
+    setAnswered(state);
+    if (state && !state.ok && state.values) setValues(state.values);
+  }
   useEffect(() => {
     if (state?.ok) router.push(`/replays?preview=${state.data.runId}`);
   }, [state, router]);
-  const unavailable = Object.entries(sources).filter(([, why]) => why);
+
+  const set = (field: ReplayFormField) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [field]: e.target.value }));
+  const range = (hours: number) => {
+    const now = new Date();
+    now.setUTCSeconds(0, 0);
+    setValues((v) => ({
+      ...v,
+      since: utcText(new Date(now.getTime() - hours * 3_600_000)),
+      until: utcText(now),
+    }));
+  };
+  // By hand, not through the form's action: React resets a form after its action, losing what was typed.
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    startTransition(() => dispatch(data));
+  };
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const chosen = sources.find((s) => s.source === values.source);
+
   return (
-    <form className="row panel" action={action} aria-label="Replay a window">
-      <label>
-        Source
-        <select name="source" defaultValue={Object.entries(sources).find(([, why]) => !why)?.[0] ?? "stripe"}>
-          {Object.entries(LABELS).map(([value, label]) => (
-            <option key={value} value={value} disabled={Boolean(sources[value as keyof typeof LABELS])}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Since (UTC)
-        <input name="since" type="datetime-local" step={1} required />
-      </label>
-      <label>
-        Until (UTC)
-        <input name="until" type="datetime-local" step={1} placeholder="now" />
-      </label>
-      <label>
-        Event types
-        <input name="types" placeholder="all (or invoice.paid, …)" />
-      </label>
-      <button type="submit" disabled={pending}>
-        {pending ? "Counting…" : "Preview"}
-      </button>
-      {state && !state.ok && <FormMessage state={state} success="" />}
-      {unavailable.length > 0 && (
-        <p className="muted" style={{ flexBasis: "100%", margin: 0 }}>
-          Not configured here:{" "}
-          {unavailable.map(([s, why]) => `${LABELS[s as keyof typeof LABELS]} (${why})`).join(" · ")}
-        </p>
+    <form action={dispatch} onSubmit={submit} noValidate aria-label="Replay a window" className="flex flex-col gap-4">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <Field name="source" label="Source" error={errors.source}>
+          {(aria) => (
+            <NativeSelect name="source" value={values.source} onChange={set("source")} {...aria}>
+              <option value="">Choose a source…</option>
+              {sources.map((s) => (
+                <option key={s.source} value={s.source}>
+                  {s.label}
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </Field>
+        <Field
+          name="since"
+          label="Start (UTC)"
+          error={errors.since}
+          hint={chosen ? `24 h. A window is at most ${chosen.maxDays} days.` : "24 h, e.g. 2026-11-01 09:30."}
+        >
+          {(aria) => (
+            <Input
+              name="since"
+              value={values.since}
+              onChange={set("since")}
+              type="text"
+              placeholder="YYYY-MM-DD HH:MM"
+              inputMode="text"
+              autoComplete="off"
+              spellCheck={false}
+              className="font-mono"
+              {...aria}
+            />
+          )}
+        </Field>
+        <Field name="until" label="End (UTC)" error={errors.until} hint="24 h. Blank: now.">
+          {(aria) => (
+            <Input
+              name="until"
+              value={values.until}
+              onChange={set("until")}
+              type="text"
+              placeholder="YYYY-MM-DD HH:MM"
+              inputMode="text"
+              autoComplete="off"
+              spellCheck={false}
+              className="font-mono"
+              {...aria}
+            />
+          )}
+        </Field>
+        <Field name="types" label="Event types" error={errors.types} hint="Blank: all types. Separate with commas.">
+          {(aria) => (
+            <Input
+              name="types"
+              value={values.types}
+              onChange={set("types")}
+              placeholder="invoice.paid, customer.updated"
+              autoComplete="off"
+              spellCheck={false}
+              {...aria}
+            />
+          )}
+        </Field>
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" disabled={pending}>
+          {pending ? "Counting…" : "Preview"}
+        </Button>
+        <span className="text-xs text-muted-foreground">Last:</span>
+        {RANGES.map((r) => (
+          <Button key={r.hours} variant="outline" size="sm" aria-label={r.name} onClick={() => range(r.hours)}>
+            {r.label}
+          </Button>
+        ))}
+      </div>
+      {state && !state.ok && (
+        <Alert tone="danger" role="alert">
+          {state.error}
+        </Alert>
       )}
     </form>
   );

@@ -1,6 +1,10 @@
+import { LockIcon } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { PageHeader } from "@/components/page-header";
+import { Alert } from "@/components/ui/alert";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { can } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
 import { NotFoundError } from "@/lib/errors";
@@ -12,7 +16,7 @@ import { utcInputValue } from "../_components/format";
 import { RefusalsTable } from "../_components/refusals-table";
 import { RotateSecret } from "../_components/rotate-secret-form";
 import { SecretsTable } from "../_components/secrets-table";
-import { SourceFacts } from "../_components/source-facts";
+import { Fact, SourceFacts } from "../_components/source-facts";
 import { StateBadge } from "../_components/state-badge";
 import { StateControls } from "../_components/state-controls";
 import { TestEvent } from "../_components/test-event";
@@ -37,83 +41,124 @@ export default async function SourcePage({ params }: { params: Promise<{ slug: s
   const manage = !source.readOnly && can(actor.role, "sources.manage");
   const hasOptions =
     typeof source.options === "object" && source.options !== null && Object.keys(source.options).length > 0;
+  const canTest = can(actor.role, "sources.test");
   return (
-    <>
-      <p className="crumbs">
-        <Link href="/sources">Sources</Link> / {source.slug}
-      </p>
-      <div className="page-head">
-        <h1 className="break">
-          {source.name} <span className="mono muted source-slug">{source.slug}</span>
-        </h1>
-        <span className="source-kind">
-          {source.providerLabel} <StateBadge state={source.state} />
-        </span>
-      </div>
+    <div className="flex flex-col gap-5">
+      <PageHeader
+        className="mb-0"
+        crumbs={
+          <>
+            <Link href="/sources" className="hover:underline">
+              Sources
+            </Link>{" "}
+            / <span className="font-mono">{source.slug}</span>
+          </>
+        }
+        title={
+          <>
+            {source.name} <span className="font-mono text-sm font-normal text-muted-foreground">{source.slug}</span>
+          </>
+        }
+        actions={
+          <span className="flex items-center gap-2 text-sm text-muted-foreground">
+            {source.providerLabel} <StateBadge state={source.state} testId="source-state" />
+          </span>
+        }
+      />
       <UrlBox url={`${await publicOrigin()}${source.path}`} />
       {source.readOnly && (
-        <p className="notice source-origin" data-testid="origin">
-          Read-only: {source.originLabel}. Change it there; the console shows it and sends test events.
-        </p>
+        <Alert tone="neutral" className="flex items-start gap-2">
+          <LockIcon className="mt-0.5 size-4 shrink-0 text-muted-foreground" aria-hidden />
+          <span data-testid="origin" className="min-w-0 wrap-anywhere">
+            Read-only: {source.originLabel}. Change it there; the console shows it and sends test events.
+          </span>
+        </Alert>
       )}
       {source.unsealError && (
-        <p className="notice error" role="alert">
+        <Alert tone="danger" role="alert">
           {source.unsealError}
-        </p>
+        </Alert>
       )}
-      <div className="panel">
-        <SourceFacts source={source} now={now}>
-          <dt>Kind</dt>
-          <dd>
-            {source.providerLabel} <span className="muted mono">({source.provider})</span>
-          </dd>
-          <dt>Tolerance</dt>
-          <dd>
-            {source.toleranceSeconds ?? getEnv().WEBHOOK_TOLERANCE_SECONDS} s
-            {source.toleranceSeconds === undefined && <span className="muted"> (WEBHOOK_TOLERANCE_SECONDS)</span>}
-          </dd>
-          <dt>Configured</dt>
-          <dd>{source.originLabel}</dd>
-        </SourceFacts>
-        {hasOptions && (
-          <details>
-            <summary>Options</summary>
-            <pre className="raw">{JSON.stringify(source.options, null, 2)}</pre>
-          </details>
+
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <Card>
+          <CardHeader>
+            <CardTitle>Details</CardTitle>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-3">
+            <SourceFacts source={source} now={now}>
+              <Fact term="Kind">
+                {source.providerLabel}{" "}
+                <span className="font-mono text-xs text-muted-foreground">({source.provider})</span>
+              </Fact>
+              <Fact term="Tolerance">
+                {source.toleranceSeconds ?? getEnv().WEBHOOK_TOLERANCE_SECONDS} s
+                {source.toleranceSeconds === undefined && (
+                  <span className="text-xs text-muted-foreground"> (WEBHOOK_TOLERANCE_SECONDS)</span>
+                )}
+              </Fact>
+              <Fact term="Configured">{source.originLabel}</Fact>
+            </SourceFacts>
+            {hasOptions && (
+              <details className="text-sm">
+                <summary className="cursor-pointer text-muted-foreground">Options</summary>
+                <pre className="mt-2 max-h-80 overflow-auto rounded-md border bg-muted/50 p-2 font-mono text-xs">
+                  {JSON.stringify(source.options, null, 2)}
+                </pre>
+              </details>
+            )}
+          </CardContent>
+        </Card>
+
+        {(manage || canTest) && (
+          <Card aria-label="Actions">
+            <CardHeader>
+              <CardTitle>Actions</CardTitle>
+            </CardHeader>
+            <CardContent className="flex flex-col gap-5">
+              {manage && (
+                <div className="flex flex-col gap-2">
+                  <p className="text-xs text-muted-foreground">
+                    Paused answers 503, so the provider keeps each delivery and retries it; disabled answers 404.
+                  </p>
+                  <StateControls slug={source.slug} state={source.state} />
+                </div>
+              )}
+              {canTest && (
+                <div className="flex flex-col gap-2">
+                  <p className="text-xs text-muted-foreground">
+                    Signs a sample {source.providerLabel} event with the newest active secret and posts it to this
+                    endpoint, as the provider would.
+                  </p>
+                  <TestEvent slug={source.slug} />
+                </div>
+              )}
+            </CardContent>
+          </Card>
         )}
       </div>
 
-      {(manage || can(actor.role, "sources.test")) && (
-        <section aria-label="Actions">
-          <h2>Actions</h2>
-          <div className="panel source-actions">
-            {manage && (
-              <div>
-                <p className="flush muted">
-                  Paused answers 503, so the provider keeps each delivery and retries it; disabled answers 404.
-                </p>
-                <StateControls slug={source.slug} state={source.state} />
-              </div>
-            )}
-            {can(actor.role, "sources.test") && (
-              <div>
-                <p className="flush muted">
-                  Signs a sample {source.providerLabel} event with the newest active secret and posts it to this
-                  endpoint, as the provider would.
-                </p>
-                <TestEvent slug={source.slug} />
-              </div>
-            )}
-          </div>
-        </section>
-      )}
+      <section className="flex flex-col gap-3" aria-labelledby="secrets-heading">
+        <div>
+          <h2 id="secrets-heading" className="text-base font-semibold">
+            Secrets
+          </h2>
+          <p className="text-xs text-muted-foreground">
+            By fingerprint: a secret is shown once, when it is added, and never again.
+          </p>
+        </div>
+        <SecretsTable source={source} manage={manage} now={now} />
+        {manage && (
+          <RotateSecret slug={source.slug} defaultRetireAt={utcInputValue(new Date(now.getTime() + DAY_MS))} />
+        )}
+      </section>
 
-      <h2>Secrets</h2>
-      <SecretsTable source={source} manage={manage} now={now} />
-      {manage && <RotateSecret slug={source.slug} defaultRetireAt={utcInputValue(new Date(now.getTime() + DAY_MS))} />}
-
-      <h2>Recent refusals</h2>
-      <RefusalsTable rows={source.recentRefusals} />
-    </>
+      <section className="flex flex-col gap-3" aria-labelledby="refusals-heading">
+        <h2 id="refusals-heading" className="text-base font-semibold">
+          Recent refusals
+        </h2>
+        <RefusalsTable rows={source.recentRefusals} />
+      </section>
+    </div>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
 import { expireSecretAction } from "../actions";
 
 /** Two steps: deliveries signed with this secret are refused (401) from the moment it expires. */
@@ -25,28 +26,42 @@ export function ExpireSecretButton({
       setError(r.ok ? undefined : r.error);
     });
   return (
-    <div className="bulk">
+    <div className="flex flex-col items-end gap-1.5">
       {asking ? (
-        <span className="confirm" role="alertdialog" aria-label={`Confirm expiring ${fingerprint}`}>
-          {last
-            ? "This is the last active secret: every delivery will be refused (401) until a new one is added. Expire it?"
-            : "Deliveries signed with this secret will be refused (401) from now on. Expire it?"}
-          <button type="button" className="danger" disabled={pending} onClick={expire}>
-            Expire
-          </button>
-          <button type="button" className="secondary" disabled={pending} onClick={() => setAsking(false)}>
-            Cancel
-          </button>
-        </span>
+        <div
+          className="flex w-56 max-w-full flex-col gap-2 rounded-md border border-destructive/30 bg-destructive/5 p-2 text-left text-xs whitespace-normal"
+          role="alertdialog"
+          aria-label={`Confirm expiring ${fingerprint}`}
+        >
+          <p>
+            {last
+              ? "This is the last active secret: every delivery will be refused (401) until a new one is added. Expire it?"
+              : "Deliveries signed with this secret will be refused (401) from now on. Expire it?"}
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <Button size="sm" variant="destructive" disabled={pending} onClick={expire}>
+              Expire
+            </Button>
+            <Button size="sm" variant="outline" disabled={pending} onClick={() => setAsking(false)}>
+              Cancel
+            </Button>
+          </div>
+        </div>
       ) : (
-        <button type="button" className="danger" disabled={pending} onClick={() => setAsking(true)}>
+        <Button
+          size="sm"
+          variant="outline"
+          className="text-destructive"
+          disabled={pending}
+          onClick={() => setAsking(true)}
+        >
           Expire now
-        </button>
+        </Button>
       )}
       {error && (
-        <span className="notice error" role="alert">
+        <p className="max-w-56 text-xs text-destructive" role="alert">
           {error}
-        </span>
+        </p>
       )}
     </div>
   );

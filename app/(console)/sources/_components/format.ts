@@ -1,3 +1,4 @@
+import type { BadgeTone } from "@/components/ui/badge";
 import type { RefusalReason, SourceState } from "@/db/schema/sources";
 
 // Shared by server pages and client components, so no "use client" here.
@@ -13,7 +14,7 @@ export const REFUSAL_WORDS: Record<RefusalReason, string> = {
   no_identity: "no event id or type",
 };
 
-export const STATE_BADGE: Record<SourceState, string> = { active: "ok", paused: "failed", disabled: "dead" };
+export const STATE_TONE: Record<SourceState, BadgeTone> = { active: "success", paused: "warning", disabled: "danger" };
 
 /** What each state answers a delivery, for the badge's title and the confirmations. */
 export const STATE_MEANING: Record<SourceState, string> = {
@@ -35,7 +36,7 @@ export function ago(at: Date, now: Date): string {
   return s < 0 ? `in ${span(-s)}` : `${span(s)} ago`;
 }
 
-/** A datetime-local value ("2026-11-29T22:09") read as UTC, as the forms say. */
+/** The forms' 24 h UTC text for a moment, "2026-11-29 22:09" (a browser's date picker follows its locale). */
 export function utcInputValue(date: Date): string {
-  return date.toISOString().slice(0, 16);
+  return date.toISOString().slice(0, 16).replace("T", " ");
 }

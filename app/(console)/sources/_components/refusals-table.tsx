@@ -1,44 +1,71 @@
-import { utc } from "@/components/utc";
+import { Time } from "@/components/time";
+import { Badge } from "@/components/ui/badge";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { RefusalRow } from "@/lib/sources/refusals";
 import { REFUSAL_WORDS } from "./format";
 
+const size = (r: RefusalRow) => (r.size === null ? "—" : `${r.size.toLocaleString("en")} B`);
+
 /** Refused deliveries as metadata: never a body, never a header's value (only which signature header came). */
 export function RefusalsTable({ rows }: { rows: RefusalRow[] }) {
-  if (rows.length === 0) return <p className="panel muted">No refused deliveries recorded.</p>;
+  if (rows.length === 0)
+    return (
+      <p className="rounded-lg border border-dashed p-6 text-center text-sm text-muted-foreground">
+        No refused deliveries recorded.
+      </p>
+    );
   return (
-    <div className="table-wrap">
-      <table className="data refusals">
-        <thead>
-          <tr>
-            <th>Time (UTC)</th>
-            <th>Reason</th>
-            <th>Detail</th>
-            <th className="num">Status</th>
-            <th className="num">Size</th>
-            <th>Signature header</th>
-            <th>From</th>
-            <th className="num">Count</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-reason={r.reason}>
-              <td className="mono nowrap">{utc(r.at)}</td>
-              <td className="nowrap">
-                <span className="badge refused">{REFUSAL_WORDS[r.reason]}</span>
-              </td>
-              <td className="error-cell">{r.detail}</td>
-              <td className="num">{r.status}</td>
-              <td className="num">{r.size === null ? "—" : `${r.size.toLocaleString("en")} B`}</td>
-              <td className="mono">{r.signatureHeader ?? <span className="muted">none</span>}</td>
-              <td className="mono">{r.remoteAddr ?? <span className="muted">—</span>}</td>
-              <td className="num" data-count="count">
-                {r.count.toLocaleString("en")}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table aria-label="Recent refusals">
+      <TableHeader>
+        <TableRow>
+          <TableHead>Time (UTC)</TableHead>
+          <TableHead>Reason</TableHead>
+          <TableHead className="hidden md:table-cell">Detail</TableHead>
+          <TableHead className="hidden text-right sm:table-cell">Status</TableHead>
+          <TableHead className="hidden text-right lg:table-cell">Size</TableHead>
+          <TableHead className="hidden lg:table-cell">Signature header</TableHead>
+          <TableHead className="hidden lg:table-cell">From</TableHead>
+          <TableHead className="text-right">Count</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((r) => (
+          <TableRow key={r.id} data-reason={r.reason}>
+            <TableCell className="text-xs whitespace-nowrap">
+              <Time value={r.at} />
+            </TableCell>
+            <TableCell className="min-w-36">
+              <Badge tone="danger">{REFUSAL_WORDS[r.reason]}</Badge>
+              {/* What the hidden columns say, under the reason on narrow screens. */}
+              <div className="mt-1 flex flex-col gap-0.5 text-xs break-words text-muted-foreground lg:hidden">
+                {r.detail && <span className="md:hidden">{r.detail}</span>}
+                <span>
+                  <span className="sm:hidden">HTTP {r.status} · </span>
+                  {size(r)} · <span className="font-mono">{r.signatureHeader ?? "no signature header"}</span>
+                  {r.remoteAddr && (
+                    <>
+                      {" "}
+                      · from <span className="font-mono">{r.remoteAddr}</span>
+                    </>
+                  )}
+                </span>
+              </div>
+            </TableCell>
+            <TableCell className="hidden max-w-md text-xs break-words md:table-cell">{r.detail}</TableCell>
+            <TableCell className="hidden text-right tabular-nums sm:table-cell">{r.status}</TableCell>
+            <TableCell className="hidden text-right whitespace-nowrap tabular-nums lg:table-cell">{size(r)}</TableCell>
+            <TableCell className="hidden font-mono text-xs lg:table-cell">
+              {r.signatureHeader ?? <span className="text-muted-foreground">none</span>}
+            </TableCell>
+            <TableCell className="hidden font-mono text-xs lg:table-cell">
+              {r.remoteAddr ?? <span className="text-muted-foreground">—</span>}
+            </TableCell>
+            <TableCell className="text-right tabular-nums" data-count="count">
+              {r.count.toLocaleString("en")}
+            </TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
   );
 }

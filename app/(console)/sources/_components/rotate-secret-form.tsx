@@ -1,15 +1,19 @@
 "use client";
 
-import { useActionState, useState, useTransition, type FormEvent } from "react";
-import { FormMessage } from "@/components/form-message";
+import { RotateCwIcon } from "lucide-react";
+import { useActionState, useState, useTransition, type FormEvent, type ReactNode } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { rotateSecretAction } from "../actions";
+import { Field } from "./field";
 import { IssuedSecretBox } from "./issued-secret";
 
 type Retire = "at" | "now" | "keep";
 
 /**
  * Rotation: a new secret (pasted or generated) and when the ones there now stop verifying, the overlap
- * while the provider switches. `defaultRetireAt` is a UTC datetime-local value (24 h ahead).
+ * while the provider switches. `defaultRetireAt` is 24 h UTC text, "2026-11-29 22:09" (a day ahead).
  */
 export function RotateSecret(props: { slug: string; defaultRetireAt: string }) {
   const [round, setRound] = useState(0);
@@ -37,75 +41,94 @@ function RotateSecretForm({
   };
   if (state?.ok)
     return (
-      <div className="rotate">
+      <div className="flex flex-col gap-3">
         <IssuedSecretBox issued={state.data} title="New secret added" />
-        <button type="button" className="secondary" onClick={done}>
-          Done
-        </button>
+        <div>
+          <Button variant="outline" onClick={done}>
+            Done
+          </Button>
+        </div>
       </div>
     );
-  return (
-    <div className="rotate">
-      {!open ? (
-        <button type="button" className="secondary" onClick={() => setOpen(true)}>
+  if (!open)
+    return (
+      <div>
+        <Button variant="outline" onClick={() => setOpen(true)}>
+          <RotateCwIcon aria-hidden />
           Rotate secret…
-        </button>
-      ) : (
-        <form className="stack panel source-form" onSubmit={submit} aria-label="Rotate secret">
-          <input type="hidden" name="slug" value={slug} />
-          <label>
-            New secret
-            <input name="secret" autoComplete="off" spellCheck={false} placeholder="blank: generate one" />
-            <span className="hint">
-              Paste the provider&apos;s new secret, or leave blank to generate one (shown once).
-            </span>
-          </label>
-          <fieldset className="choices">
-            <legend>The secrets there now</legend>
-            <label className="choice">
-              <input type="radio" name="retire" value="at" checked={retire === "at"} onChange={() => setRetire("at")} />
-              stop verifying at (UTC)
-              <input
-                name="retireAt"
-                type="datetime-local"
-                step={1}
-                defaultValue={defaultRetireAt}
-                aria-label="Old secrets stop verifying at (UTC)"
-                disabled={retire !== "at"}
-              />
-            </label>
-            <label className="choice">
-              <input
-                type="radio"
-                name="retire"
-                value="now"
-                checked={retire === "now"}
-                onChange={() => setRetire("now")}
-              />
-              stop verifying now
-            </label>
-            <label className="choice">
-              <input
-                type="radio"
-                name="retire"
-                value="keep"
-                checked={retire === "keep"}
-                onChange={() => setRetire("keep")}
-              />
-              keep verifying (expire them later, one by one)
-            </label>
-          </fieldset>
-          <div className="actions">
-            <button type="submit" disabled={pending}>
-              {pending ? "Adding…" : "Add the new secret"}
-            </button>
-            <button type="button" className="secondary" disabled={pending} onClick={() => setOpen(false)}>
-              Close
-            </button>
-          </div>
-          {state && !state.ok && <FormMessage state={state} success="" />}
-        </form>
-      )}
+        </Button>
+      </div>
+    );
+  const choice = (value: Retire, label: string, extra?: ReactNode) => (
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
+      <label className="flex items-center gap-2 text-sm">
+        <input
+          type="radio"
+          name="retire"
+          value={value}
+          checked={retire === value}
+          onChange={() => setRetire(value)}
+          className="size-4 accent-primary"
+        />
+        {label}
+      </label>
+      {extra}
     </div>
+  );
+  return (
+    <form
+      className="flex max-w-2xl flex-col gap-4 rounded-lg border bg-muted/30 p-4"
+      onSubmit={submit}
+      aria-label="Rotate secret"
+    >
+      <input type="hidden" name="slug" value={slug} />
+      <Field
+        id="rotate-secret"
+        label="New secret"
+        hint="Paste the provider's new secret, or leave blank to generate one (shown once)."
+      >
+        <Input
+          id="rotate-secret"
+          name="secret"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="blank: generate one"
+          aria-describedby="rotate-secret-hint"
+          className="font-mono"
+        />
+      </Field>
+      <fieldset className="flex min-w-0 flex-col gap-2">
+        <legend className="mb-1 text-xs font-medium text-muted-foreground">The secrets there now</legend>
+        {choice(
+          "at",
+          "stop verifying at (UTC)",
+          <Input
+            name="retireAt"
+            defaultValue={defaultRetireAt}
+            placeholder="YYYY-MM-DD HH:MM"
+            aria-label="Old secrets stop verifying at (UTC)"
+            autoComplete="off"
+            spellCheck={false}
+            disabled={retire !== "at"}
+            className="w-44 font-mono"
+          />,
+        )}
+        {choice("now", "stop verifying now")}
+        {choice("keep", "keep verifying (expire them later, one by one)")}
+      </fieldset>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={pending}>
+          {pending ? "Adding…" : "Add the new secret"}
+        </Button>
+        <Button variant="outline" disabled={pending} onClick={() => setOpen(false)}>
+          Close
+        </Button>
+      </div>
+      {state && !state.ok && (
+        <Alert tone="danger" role="alert">
+          {state.error}
+        </Alert>
+      )}
+    </form>
   );
 }

@@ -1,4 +1,6 @@
-import { utc } from "@/components/utc";
+import { Time } from "@/components/time";
+import { Badge } from "@/components/ui/badge";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { SourceSummary } from "@/lib/sources/summary";
 import { ago } from "./format";
 import { ExpireSecretButton } from "./expire-secret-button";
@@ -7,58 +9,78 @@ import { ExpireSecretButton } from "./expire-secret-button";
 export function SecretsTable({ source, manage, now }: { source: SourceSummary; manage: boolean; now: Date }) {
   const active = source.secrets.filter((s) => s.active).length;
   return (
-    <div className="table-wrap">
-      <table className="data secrets">
-        <thead>
-          <tr>
-            <th>Fingerprint</th>
-            <th>Added</th>
-            <th>Verifies until</th>
-            <th>Status</th>
-            {manage && <th aria-label="Actions" />}
-          </tr>
-        </thead>
-        <tbody>
-          {source.secrets.length === 0 && (
-            <tr>
-              <td colSpan={manage ? 5 : 4} className="empty muted">
-                No secrets: every delivery is refused.
-              </td>
-            </tr>
+    <Table aria-label="Secrets">
+      <TableHeader>
+        <TableRow>
+          <TableHead>Fingerprint</TableHead>
+          <TableHead className="hidden sm:table-cell">Added (UTC)</TableHead>
+          <TableHead className="hidden sm:table-cell">Verifies until</TableHead>
+          <TableHead>Status</TableHead>
+          {manage && (
+            <TableHead className="text-right">
+              <span className="sr-only">Actions</span>
+            </TableHead>
           )}
-          {source.secrets.map((s, i) => (
-            <tr key={s.id ?? `${s.fingerprint}-${i}`} data-fingerprint={s.fingerprint} data-active={s.active}>
-              <td className="mono">{s.fingerprint}</td>
-              <td className="mono nowrap">{s.createdAt ? utc(s.createdAt) : <span className="muted">—</span>}</td>
-              <td>
-                {s.expiresAt ? (
-                  <>
-                    <span className="mono nowrap">{utc(s.expiresAt)} UTC</span>{" "}
-                    <span className="muted">({ago(s.expiresAt, now)})</span>
-                  </>
-                ) : (
-                  <span className="muted">until rotated out</span>
-                )}
-              </td>
-              <td>
-                <span className={`badge ${s.active ? "ok" : "dead"}`}>{s.active ? "active" : "expired"}</span>
-              </td>
-              {manage && (
-                <td>
-                  {s.active && s.id && (
-                    <ExpireSecretButton
-                      slug={source.slug}
-                      secretId={s.id}
-                      fingerprint={s.fingerprint}
-                      last={active === 1}
-                    />
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {source.secrets.length === 0 && (
+          <TableRow>
+            <TableCell colSpan={manage ? 5 : 4} className="py-6 text-center text-muted-foreground">
+              No secrets: every delivery is refused.
+            </TableCell>
+          </TableRow>
+        )}
+        {source.secrets.map((s, i) => (
+          <TableRow key={s.id ?? `${s.fingerprint}-${i}`} data-fingerprint={s.fingerprint} data-active={s.active}>
+            <TableCell className="font-mono text-xs">
+              {s.fingerprint}
+              <div className="mt-0.5 flex flex-col font-sans text-muted-foreground sm:hidden">
+                <span>added {s.createdAt ? <Time value={s.createdAt} /> : "—"}</span>
+                <span>
+                  {s.expiresAt ? (
+                    <>
+                      verifies until <Time value={s.expiresAt} /> ({ago(s.expiresAt, now)})
+                    </>
+                  ) : (
+                    "verifies until rotated out"
                   )}
-                </td>
+                </span>
+              </div>
+            </TableCell>
+            <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+              {s.createdAt ? <Time value={s.createdAt} /> : <span className="text-muted-foreground">—</span>}
+            </TableCell>
+            <TableCell className="hidden text-xs sm:table-cell">
+              {s.expiresAt ? (
+                <>
+                  <span className="whitespace-nowrap">
+                    <Time value={s.expiresAt} /> UTC
+                  </span>{" "}
+                  <span className="whitespace-nowrap text-muted-foreground">({ago(s.expiresAt, now)})</span>
+                </>
+              ) : (
+                <span className="text-muted-foreground">until rotated out</span>
               )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </TableCell>
+            <TableCell>
+              <Badge tone={s.active ? "success" : "neutral"}>{s.active ? "active" : "expired"}</Badge>
+            </TableCell>
+            {manage && (
+              <TableCell className="text-right">
+                {s.active && s.id && (
+                  <ExpireSecretButton
+                    slug={source.slug}
+                    secretId={s.id}
+                    fingerprint={s.fingerprint}
+                    last={active === 1}
+                  />
+                )}
+              </TableCell>
+            )}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
   );
 }

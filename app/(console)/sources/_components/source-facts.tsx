@@ -1,36 +1,47 @@
 import type { ReactNode } from "react";
-import { utc } from "@/components/utc";
+import { Time } from "@/components/time";
 import type { SourceSummary } from "@/lib/sources/summary";
 import { ago, REFUSAL_WORDS } from "./format";
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
-/** The counts a source is judged by; `children` adds more dt/dd pairs to the same list (its columns align). */
+/** One row of a facts list: the term, then what it is. */
+export function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="text-muted-foreground">{term}</dt>
+      <dd className="min-w-0 wrap-anywhere">{children}</dd>
+    </>
+  );
+}
+
+/** The counts a source is judged by; `children` adds more Facts to the same list (its columns align). */
 export function SourceFacts({ source, now, children }: { source: SourceSummary; now: Date; children?: ReactNode }) {
   return (
-    <dl className="facts source-facts">
-      <dt>Last delivery</dt>
-      <dd>
+    <dl className="grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
+      <Fact term="Last delivery">
         {source.lastDeliveryAt ? (
           <>
-            {ago(source.lastDeliveryAt, now)} <span className="muted mono">({utc(source.lastDeliveryAt)} UTC)</span>
+            {ago(source.lastDeliveryAt, now)}{" "}
+            <span className="text-xs text-muted-foreground">
+              (<Time value={source.lastDeliveryAt} /> UTC)
+            </span>
           </>
         ) : (
-          <span className="muted">none yet</span>
+          <span className="text-muted-foreground">none yet</span>
         )}
-      </dd>
-      <dt>24 h</dt>
-      <dd>
+      </Fact>
+      <Fact term="24 h">
         <span data-count="deliveries">{plural(source.deliveries24h, "delivery", "deliveries")}</span> ·{" "}
         <span data-count="duplicates">{plural(source.duplicates24h, "duplicate", "duplicates")}</span>
-      </dd>
-      <dt>Refused, 24 h</dt>
-      <dd data-count="refused">
+      </Fact>
+      <dt className="text-muted-foreground">Refused, 24 h</dt>
+      <dd className="min-w-0 wrap-anywhere" data-count="refused">
         {source.refused24h === 0 ? (
-          "none"
+          <span className="text-muted-foreground">none</span>
         ) : (
           <>
-            <strong>{source.refused24h.toLocaleString("en")}</strong>:{" "}
+            <strong className="text-destructive">{source.refused24h.toLocaleString("en")}</strong>:{" "}
             {source.refusals24h.map((r, i) => (
               <span key={r.reason} data-reason={r.reason}>
                 {i > 0 && ", "}

@@ -1,10 +1,11 @@
+import { Badge } from "@/components/ui/badge";
 import type { SourceState } from "@/db/schema/sources";
-import { STATE_BADGE, STATE_MEANING } from "./format";
+import { STATE_MEANING, STATE_TONE } from "./format";
 
-export function StateBadge({ state }: { state: SourceState }) {
+export function StateBadge({ state, testId }: { state: SourceState; testId?: string }) {
   return (
-    <span className={`badge ${STATE_BADGE[state]}`} title={STATE_MEANING[state]} data-state={state}>
+    <Badge tone={STATE_TONE[state]} title={STATE_MEANING[state]} data-state={state} data-testid={testId}>
       {state}
-    </span>
+    </Badge>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
 import type { SourceState } from "@/db/schema/sources";
 import { setSourceStateAction } from "../actions";
 import { STATE_MEANING } from "./format";
@@ -22,42 +23,53 @@ export function StateControls({ slug, state }: { slug: string; state: SourceStat
     });
   const verb = (to: SourceState) => (to === "active" && state === "disabled" ? "Enable" : VERBS[to]);
   return (
-    <div className="bulk">
+    <div className="flex flex-col gap-2">
       {asking ? (
-        <span className="confirm" role="alertdialog" aria-label={`Confirm: ${verb(asking)}`}>
-          {verb(asking)} {slug}? It then {STATE_MEANING[asking]}.
-          <button
-            type="button"
-            className={asking === "active" ? undefined : "danger"}
-            disabled={pending}
-            onClick={() => apply(asking)}
-          >
-            {verb(asking)}
-          </button>
-          <button type="button" className="secondary" disabled={pending} onClick={() => setAsking(undefined)}>
-            Cancel
-          </button>
-        </span>
+        <div
+          className="flex flex-col gap-2 rounded-md border border-warning/40 bg-warning/10 p-3 text-sm break-words"
+          role="alertdialog"
+          aria-label={`Confirm: ${verb(asking)}`}
+        >
+          <p>
+            {verb(asking)} <span className="font-mono">{slug}</span>? It then {STATE_MEANING[asking]}.
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <Button
+              size="sm"
+              variant={asking === "active" ? "default" : "destructive"}
+              disabled={pending}
+              onClick={() => apply(asking)}
+            >
+              {verb(asking)}
+            </Button>
+            <Button size="sm" variant="outline" disabled={pending} onClick={() => setAsking(undefined)}>
+              Cancel
+            </Button>
+          </div>
+        </div>
       ) : (
-        targets.map((to) => (
-          <button
-            key={to}
-            type="button"
-            className={to === "active" ? "secondary" : "danger"}
-            disabled={pending}
-            onClick={() => {
-              setMessage(undefined);
-              setAsking(to);
-            }}
-          >
-            {verb(to)}…
-          </button>
-        ))
+        <div className="flex flex-wrap gap-2">
+          {targets.map((to) => (
+            <Button
+              key={to}
+              size="sm"
+              variant="outline"
+              className={to === "active" ? undefined : "text-destructive"}
+              disabled={pending}
+              onClick={() => {
+                setMessage(undefined);
+                setAsking(to);
+              }}
+            >
+              {verb(to)}…
+            </Button>
+          ))}
+        </div>
       )}
       {message && (
-        <span role="status" className={message.ok ? "muted" : "notice error"}>
+        <p role="status" className={message.ok ? "text-xs text-muted-foreground" : "text-xs text-destructive"}>
           {message.text}
-        </span>
+        </p>
       )}
     </div>
   );

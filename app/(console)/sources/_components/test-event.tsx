@@ -1,7 +1,11 @@
 "use client";
 
+import { SendIcon } from "lucide-react";
 import Link from "next/link";
 import { useState, useTransition } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { sendTestEventAction, type TestEventView } from "../actions";
 
 /** Ops: a signed sample through the real receiver; shows what the provider would have been answered. */
@@ -14,32 +18,37 @@ export function TestEvent({ slug }: { slug: string }) {
       setResult(await sendTestEventAction({ slug }));
     });
   return (
-    <div className="test-event">
-      <button type="button" className="secondary" disabled={pending} onClick={send}>
-        {pending ? "Sending…" : "Send a test event"}
-      </button>
+    <div className="flex min-w-0 flex-col gap-2">
+      <div>
+        <Button size="sm" variant="outline" disabled={pending} onClick={send}>
+          <SendIcon aria-hidden />
+          {pending ? "Sending…" : "Send a test event"}
+        </Button>
+      </div>
       {result && !result.ok && (
-        <p className="notice error" role="alert">
+        <Alert tone="danger" role="alert">
           {result.error}
-        </p>
+        </Alert>
       )}
       {result?.ok && (
-        <div className="test-result" role="status" data-testid="test-result">
-          <p className="flush">
+        <div className="flex min-w-0 flex-col gap-2" role="status" data-testid="test-result">
+          <p className="text-sm break-words">
             The receiver answered{" "}
-            <span className={`badge ${result.data.status === 200 ? "ok" : "dead"}`} data-status={result.data.status}>
+            <Badge tone={result.data.status === 200 ? "success" : "danger"} data-status={result.data.status}>
               {result.data.status}
-            </span>{" "}
-            to <code className="break">{result.data.eventType}</code>{" "}
+            </Badge>{" "}
+            to <code className="font-mono text-xs break-all">{result.data.eventType}</code>{" "}
             {result.data.link ? (
-              <Link href={result.data.link} className="break">
+              <Link href={result.data.link} className="break-all text-primary hover:underline">
                 Open event {result.data.eventId}
               </Link>
             ) : (
-              <span className="muted">(not stored)</span>
+              <span className="text-muted-foreground">(not stored)</span>
             )}
           </p>
-          <pre className="raw">{result.data.answer}</pre>
+          <pre className="max-h-48 overflow-auto rounded-md border bg-muted/50 p-2 font-mono text-xs break-all whitespace-pre-wrap">
+            {result.data.answer}
+          </pre>
         </div>
       )}
     </div>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
 import { PROVIDERS, PROVIDER_KINDS } from "@/lib/providers";
 import { LEMON_SQUEEZY_OPTIONS, TYPEFORM_OPTIONS, ZOOM_OPTIONS } from "@/lib/samples/generic";
 import { requirePage } from "../../../_lib/session";
@@ -20,13 +21,18 @@ export default async function NewSourcePage() {
   const examples = Object.fromEntries(Object.entries(EXAMPLES).map(([k, v]) => [k, JSON.stringify(v, null, 2)]));
   return (
     <>
-      <p className="crumbs">
-        <Link href="/sources">Sources</Link> / new
-      </p>
-      <h1>Add a source</h1>
-      <p className="muted break">
-        A new endpoint, /api/webhooks/&lt;slug&gt;. Its secret is stored sealed (LEDGER_SECRET_KEY) and shown once.
-      </p>
+      <PageHeader
+        crumbs={
+          <>
+            <Link href="/sources" className="hover:underline">
+              Sources
+            </Link>{" "}
+            / new
+          </>
+        }
+        title="Add a source"
+        description="A new endpoint, /api/webhooks/<slug>. Its secret is stored sealed (LEDGER_SECRET_KEY) and shown once."
+      />
       <CreateSource kinds={kinds} examples={examples} origin={await publicOrigin()} />
     </>
   );
