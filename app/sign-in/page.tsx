@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getRequestContext } from "@/app/_lib/session";
+import { AuthCard } from "./auth-card";
 import { SignInForm } from "./sign-in-form";
 import { safeNext } from "./safe-next";
 
@@ -12,12 +13,12 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const { actor } = await getRequestContext();
   if (actor) redirect(next);
   return (
-    <main className="auth-page">
-      <div className="panel auth-card">
-        <h1>Webhook Ledger</h1>
-        <p className="muted">Sign in to the console.</p>
-        <SignInForm next={next} />
-      </div>
-    </main>
+    <AuthCard
+      title="Sign in"
+      description="Events, customers, replays and the audit log of this ledger."
+      footer="No account? An admin adds users on the Users page. Sign-ins are recorded in the audit log."
+    >
+      <SignInForm next={next} />
+    </AuthCard>
   );
 }

@@ -3,6 +3,9 @@
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input, Label } from "@/components/ui/input";
 import { safeNext } from "./safe-next";
 
 const authClient = createAuthClient({ basePath: "/api/auth" });
@@ -38,23 +41,23 @@ export function SignInForm({ next }: { next: string }) {
   }
 
   return (
-    <form className="stack" action={onSubmit}>
-      <label>
+    <form className="flex flex-col gap-3" action={onSubmit}>
+      <Label>
         Email
-        <input name="email" type="email" autoComplete="username" required autoFocus />
-      </label>
-      <label>
+        <Input name="email" type="email" autoComplete="username" required autoFocus />
+      </Label>
+      <Label>
         Password
-        <input name="password" type="password" autoComplete="current-password" required />
-      </label>
+        <Input name="password" type="password" autoComplete="current-password" required />
+      </Label>
       {error && !pending && (
-        <div className="notice error" role="alert">
+        <Alert tone="danger" role="alert">
           {error}
-        </div>
+        </Alert>
       )}
-      <button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending} className="w-full">
         {pending ? "Signing in…" : "Sign in"}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { shot, signIn, signInAt } from "./helpers";
@@ -29,7 +29,7 @@ test("[ui] a wrong password is refused with a clear message that does not say wh
     const answered = page.waitForResponse((r) => r.url().endsWith("/api/auth/sign-in/email"));
     await signIn(page, email, password);
     expect((await answered).status()).toBe(401);
-    await expect(page.locator(".notice[role=alert]")).toHaveText("Wrong email or password.");
+    await expect(page.locator("form").getByRole("alert")).toHaveText("Wrong email or password.");
   }
   await shot(page, "sign-in-wrong-password");
   await expect(page).toHaveURL(/\/sign-in/);
@@ -42,12 +42,12 @@ test("[ui] repeated failures for one account are slowed down", async ({ page }) 
     const answered = page.waitForResponse((r) => r.url().endsWith("/api/auth/sign-in/email"));
     await signIn(page, email, `guess number ${i}`);
     expect((await answered).status()).toBe(401);
-    await expect(page.locator(".notice[role=alert]")).toHaveText("Wrong email or password.");
+    await expect(page.locator("form").getByRole("alert")).toHaveText("Wrong email or password.");
   }
   const answered = page.waitForResponse((r) => r.url().endsWith("/api/auth/sign-in/email"));
   await signIn(page, email, "guess number 6");
   expect((await answered).status()).toBe(429);
-  await expect(page.locator(".notice[role=alert]")).toHaveText(/Too many sign-in attempts/);
+  await expect(page.locator("form").getByRole("alert")).toHaveText(/Too many sign-in attempts/);
 });
 
 test("[ui] sign out ends the session: the console sends you back to sign-in", async ({ page }) => {
@@ -130,4 +130,76 @@ test("[ui] a server action called directly as support for an ops verb is refused
     { actor_email: email, result: "refused" },
   ]);
   await support.close();
+});
+
+/** How far the document is wider than the viewport (0 when nothing scrolls sideways). */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+test("[ui] sign-in and setup fit a phone; setup, once an admin exists, says so and links to sign-in", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.goto("/sign-in");
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
+  expect(await overflow(page)).toBe(0);
+  await shot(page, "sign-in-390");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, "sign-in-390-dark");
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // The e2e server created its admin from ADMIN_EMAIL: no link works, and none will be printed.
+  for (const path of ["/setup", "/setup?token=anything"]) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: "Setup is done" })).toBeVisible();
+    await expect(page.getByText("An admin already exists")).toBeVisible();
+    await expect(page.getByText(/restart/i)).toHaveCount(0);
+    expect(await overflow(page)).toBe(0);
+  }
+  await shot(page, "setup-390");
+  await page.getByRole("link", { name: "Go to sign-in" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test("[ui] Users counts in words and shows the password rules it enforces; Account shows them too; both fit a phone", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signInAt(page, "/users", ADMIN, ADMIN_PW);
+  const count = (await sql`select count(*)::int as n from auth_user`)[0]!.n as number;
+  await expect(page.getByRole("heading", { name: count === 1 ? "1 user" : `${count} users` })).toBeVisible();
+  await expect(page.locator("main")).not.toContainText(/\b1 users\b/);
+  await expect(page.locator("main")).toContainText("12 to 256 characters");
+  await expect(page.getByLabel("Initial password")).toHaveAttribute("minlength", "12");
+  // Too short: the server's rule answers with the same number (the browser's own check is bypassed).
+  await page.getByLabel("Initial password").evaluate((el) => el.removeAttribute("minlength"));
+  await page.getByLabel("Email").fill(`short-${randomUUID().slice(0, 8)}@e2e.example`);
+  await page.getByLabel("Initial password").fill("too short");
+  await page.getByRole("button", { name: "Add user" }).click();
+  await expect(page.locator("form").getByRole("alert")).toHaveText("Password must be at least 12 characters");
+  expect(await overflow(page)).toBe(0);
+  await shot(page, "users-1440");
+
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.reload();
+  expect(await overflow(page)).toBe(0);
+  // Every row's role menu and Disable/Enable are on screen, not behind a sideways scroll.
+  const offScreen = await page.locator("tbody tr").evaluateAll((rows) =>
+    rows.flatMap((r) =>
+      [...r.querySelectorAll<HTMLElement>("select, button")]
+        .filter((el) => {
+          const box = el.getBoundingClientRect();
+          return box.width === 0 || box.left < 0 || box.right > window.innerWidth;
+        })
+        .map((el) => `${r.dataset.user}: ${el.textContent?.trim() || el.tagName}`),
+    ),
+  );
+  expect(offScreen).toEqual([]);
+  await shot(page, "users-390");
+
+  await page.goto("/account");
+  await expect(page.getByRole("heading", { name: "Change password" })).toBeVisible();
+  await expect(page.locator("main")).toContainText("12 to 256 characters");
+  expect(await overflow(page)).toBe(0);
+  await shot(page, "account-390");
 });

@@ -1,29 +1,52 @@
 "use client";
 
 import { useActionState } from "react";
-import { FormMessage } from "@/components/form-message";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input, Label } from "@/components/ui/input";
+import { PasswordRules } from "../users/_components/password-rules";
 import { changePasswordAction } from "./actions";
 
-export function PasswordForm() {
+export function PasswordForm({ passwordRules }: { passwordRules: { minLength: number; maxLength: number } }) {
   const [state, action, pending] = useActionState(changePasswordAction, undefined);
+  const lengths = { minLength: passwordRules.minLength, maxLength: passwordRules.maxLength };
   return (
-    <form className="stack panel" action={action} style={{ maxWidth: 380 }}>
-      <label>
+    <form action={action} className="flex flex-col gap-3">
+      <Label>
         Current password
-        <input name="currentPassword" type="password" autoComplete="current-password" required />
-      </label>
-      <label>
+        <Input name="currentPassword" type="password" autoComplete="current-password" required />
+      </Label>
+      <Label>
         New password
-        <input name="newPassword" type="password" autoComplete="new-password" minLength={12} required />
-      </label>
-      <label>
+        <Input
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          aria-describedby="account-password-rules"
+          required
+          {...lengths}
+        />
+      </Label>
+      <Label>
         Repeat new password
-        <input name="confirmPassword" type="password" autoComplete="new-password" minLength={12} required />
-      </label>
-      <FormMessage state={state} success="Password changed. Your other sessions were signed out." />
-      <button type="submit" disabled={pending}>
-        Change password
-      </button>
+        <Input name="confirmPassword" type="password" autoComplete="new-password" required {...lengths} />
+      </Label>
+      <PasswordRules id="account-password-rules" {...passwordRules} />
+      {state &&
+        (state.ok ? (
+          <Alert tone="success" role="status">
+            Password changed. Your other sessions were signed out.
+          </Alert>
+        ) : (
+          <Alert tone="danger" role="alert">
+            {state.error}
+          </Alert>
+        ))}
+      <div>
+        <Button type="submit" disabled={pending}>
+          {pending ? "Changing…" : "Change password"}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -1,37 +1,68 @@
 "use client";
 
 import { useActionState } from "react";
-import { FormMessage } from "@/components/form-message";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Input, Label, NativeSelect } from "@/components/ui/input";
 import { createUserAction } from "../actions";
+import { PasswordRules } from "./password-rules";
 
-export function CreateUserForm({ roles }: { roles: readonly string[] }) {
+export function CreateUserForm({
+  roles,
+  passwordRules,
+}: {
+  roles: readonly string[];
+  passwordRules: { minLength: number; maxLength: number };
+}) {
   const [state, action, pending] = useActionState(createUserAction, undefined);
   return (
-    <form className="row panel" action={action}>
-      <label>
-        Email
-        <input name="email" type="email" required />
-      </label>
-      <label>
-        Name
-        <input name="name" />
-      </label>
-      <label>
-        Role
-        <select name="role" defaultValue="support">
-          {roles.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Initial password
-        <input name="password" type="password" autoComplete="new-password" minLength={12} required />
-      </label>
-      <button type="submit" disabled={pending}>
-        Add user
-      </button>
-      <FormMessage state={state} success="User added." />
+    <form action={action} className="flex flex-col gap-3">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <Label>
+          Email
+          <Input name="email" type="email" autoComplete="off" required />
+        </Label>
+        <Label>
+          Name
+          <Input name="name" placeholder="optional" maxLength={100} autoComplete="off" />
+        </Label>
+        <Label>
+          Role
+          <NativeSelect name="role" defaultValue="support">
+            {roles.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </NativeSelect>
+        </Label>
+        <Label>
+          Initial password
+          <Input
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            minLength={passwordRules.minLength}
+            maxLength={passwordRules.maxLength}
+            aria-describedby="new-user-password-rules"
+            required
+          />
+        </Label>
+      </div>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <PasswordRules id="new-user-password-rules" {...passwordRules} />
+        <Button type="submit" disabled={pending}>
+          {pending ? "Adding…" : "Add user"}
+        </Button>
+      </div>
+      {state &&
+        (state.ok ? (
+          <Alert tone="success" role="status">
+            User added.
+          </Alert>
+        ) : (
+          <Alert tone="danger" role="alert">
+            {state.error}
+          </Alert>
+        ))}
     </form>
   );
 }
