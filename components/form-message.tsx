@@ -1,3 +1,5 @@
+import { Alert } from "./ui/alert";
+
 /** The outcome line under a form: an error as an alert, or a confirmation. */
 export function FormMessage({
   state,
@@ -8,12 +10,12 @@ export function FormMessage({
 }) {
   if (!state) return null;
   return state.ok ? (
-    <div className="notice ok" role="status">
+    <Alert tone="success" role="status">
       {success}
-    </div>
+    </Alert>
   ) : (
-    <div className="notice error" role="alert">
+    <Alert tone="danger" role="alert">
       {state.error}
-    </div>
+    </Alert>
   );
 }

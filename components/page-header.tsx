@@ -17,7 +17,11 @@ export function PageHeader({
 }) {
   return (
     <div className={cn("mb-5 flex flex-col gap-1", className)}>
-      {crumbs && <div className="text-xs text-muted-foreground">{crumbs}</div>}
+      {crumbs && (
+        <nav aria-label="Breadcrumb" className="text-xs text-muted-foreground">
+          {crumbs}
+        </nav>
+      )}
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
           <h1 className="text-xl font-semibold tracking-tight break-words">{title}</h1>

@@ -107,8 +107,8 @@ export function AppShell({
         aria-label="Console"
         data-collapsed={collapsed || undefined}
         className={cn(
-          "sticky top-0 hidden h-svh shrink-0 flex-col gap-3 bg-sidebar px-2 py-3 text-sidebar-foreground md:flex",
-          collapsed ? "w-14" : "w-52",
+          "sticky top-0 hidden h-svh shrink-0 flex-col gap-3 bg-sidebar px-2 py-3 text-sidebar-foreground md:flex print:hidden",
+          collapsed ? "w-14" : "w-56",
         )}
       >
         <div className={cn("flex items-center gap-2 px-1", collapsed ? "justify-center" : "justify-between")}>
@@ -127,7 +127,7 @@ export function AppShell({
         <Who email={email} role={role} footer={footer} collapsed={collapsed} />
       </nav>
       <div className="flex min-w-0 flex-1 flex-col">
-        <header className="sticky top-0 z-30 flex h-12 items-center gap-2 border-b bg-sidebar px-3 text-sidebar-foreground md:hidden">
+        <header className="sticky top-0 z-30 flex h-12 items-center gap-2 border-b bg-sidebar px-3 text-sidebar-foreground md:hidden print:hidden">
           <Sheet open={open} onOpenChange={setOpen}>
             <SheetTrigger
               aria-label="Open menu"

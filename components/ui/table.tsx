@@ -5,7 +5,7 @@ import { cn } from "./cn";
 export function Table({ className, ...props }: ComponentProps<"table">) {
   return (
     <div data-slot="table-container" className="relative w-full overflow-x-auto rounded-lg border bg-card">
-      <table className={cn("w-full caption-bottom border-collapse text-sm", className)} {...props} />
+      <table data-slot="table" className={cn("w-full caption-bottom border-collapse text-sm", className)} {...props} />
     </div>
   );
 }

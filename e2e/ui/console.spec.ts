@@ -108,15 +108,15 @@ test("[ui] the payload of a hostile event renders as text on the list, event and
   await noScriptRan(page);
   await page.getByRole("link", { name: `evt_${tag}_xss` }).click();
   await expect(page.getByRole("heading", { name: `evt_${tag}_xss` })).toBeVisible();
-  await expect(page.locator(".json-viewer").getByText(XSS, { exact: false })).toBeVisible();
-  await expect(page.locator("pre.raw")).toContainText("<script>window.__xss = 1</script>");
+  await expect(page.locator("[data-json-viewer]").getByText(XSS, { exact: false })).toBeVisible();
   // metadata sits deeper than the viewer opens by default: expand it like a person would.
-  const key = page.locator(".json-viewer .jv-key", { hasText: `<b>key ${tag}</b>` });
+  const key = page.locator('[data-json-viewer] [data-jv="key"]', { hasText: `<b>key ${tag}</b>` });
   await expect(key).toBeHidden();
-  await page.locator('.json-viewer details[data-path="data.object.metadata"] > summary').click();
+  await page.locator('[data-json-viewer] details[data-path="data.object.metadata"] > summary').click();
   await expect(key).toBeVisible();
-  await expect(page.getByText("Signature verifies with the current secret")).toBeVisible();
-  await expect(page.locator("dd").getByText("yes", { exact: true })).toBeVisible();
+  await expect(page.locator("[data-verifies-now]")).toContainText("Verifies with the current secret: yes");
+  await page.getByRole("tab", { name: "Raw body" }).click();
+  await expect(page.locator("[data-raw-body]")).toContainText("<script>window.__xss = 1</script>");
   await noScriptRan(page);
   await shot(page, "event-hostile");
   await page
@@ -131,12 +131,28 @@ test("[ui] the entity timeline shows the late, older update as stale and the new
   page,
 }) => {
   await signInAt(page, `/entities/stripe/subscription/${subscriptionId}`, users.support, PW);
-  await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
-  await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");
-  await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText('status: null → "active"');
-  await expect(page.locator("dl.facts")).toContainText("2000000");
-  await expect(page.locator("table.kv")).toContainText("active");
-  await shot(page, "entity");
+  const old = page.locator(`li[data-event-id="evt_${tag}_old"]`);
+  const latest = page.locator(`li[data-event-id="evt_${tag}_new"]`);
+  await expect(old).toHaveAttribute("data-outcome", "stale");
+  await expect(old).toContainText("stale");
+  // The stale row names what it lost to: the applied version, as a date (created 2000000 = 1970-01-24 03:33:20).
+  await expect(old).toContainText("Older than1970-01-24 03:33:20");
+  await expect(latest).toContainText("applied");
+  await expect(latest).toContainText('status: null → "active"');
+  const version = page.getByTestId("entity-current-version");
+  await expect(version).toHaveText("1970-01-24 03:33:20");
+  await expect(version.locator("[data-version]")).toHaveAttribute("data-version", "2000000");
+  await expect(page.getByTestId("entity-state")).toContainText("active");
+  await expect(page.getByText("no longer in the ledger")).toHaveCount(0);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const { scroll, inner } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      inner: window.innerWidth,
+    }));
+    expect(scroll).toBeLessThanOrEqual(inner);
+    await shot(page, `entity-subscription-${width}`);
+  }
 });
 
 test("[ui] ops requeues a dead event from its page and sees the new attempt", async ({ page }) => {
@@ -147,7 +163,10 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
   await sql`insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error)
             values ('stripe', ${eventId}, 8, 'auto', 'worker', now() - interval '1 minute', now() - interval '1 minute', 'failed', 'downstream timeout')`;
   await signInAt(page, `/events/stripe/${eventId}`, users.ops, PW);
-  await expect(page.locator("dd").getByText("dead", { exact: true })).toBeVisible();
+  await expect(page.locator("[data-summary] [data-status=dead]")).toHaveText("dead");
+  await expect(page.locator("[data-summary-text]")).toContainText(
+    "Dead because downstream timeout after 8 of 8 attempts",
+  );
   await page.getByRole("button", { name: "Requeue" }).click();
   await expect(page.getByRole("status")).toContainText("Requeued");
   await expect
@@ -156,9 +175,11 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
     })
     .toBe("settled");
   await page.reload();
-  const attempt = page.locator("tr", { hasText: "requeue" });
+  await page.getByRole("tab", { name: /Attempts/ }).click();
+  const attempt = page.locator("tr[data-attempt]", { hasText: "requeue" });
   await expect(attempt).toContainText(users.ops);
-  await expect(attempt).toContainText("settled");
+  await expect(attempt).toContainText("1 of 8");
+  await expect(attempt).toContainText("applied");
   await shot(page, "event-requeued");
 });
 
@@ -205,7 +226,7 @@ test("[ui] an event id with URL-special characters opens its own page", async ({
 test("[ui] the payload viewer copies a field's path and its value", async ({ page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await signInAt(page, `/events/stripe/evt_${tag}_inv`, users.support, PW);
-  const row = page.locator('.json-viewer [data-path="data.object.customer"]');
+  const row = page.locator('[data-json-viewer] [data-path="data.object.customer"]');
   await row.hover();
   await row.getByRole("button", { name: "path" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("data.object.customer");
@@ -214,11 +235,77 @@ test("[ui] the payload viewer copies a field's path and its value", async ({ pag
 });
 
 test("[ui] overview and the events list, as a person sees them", async ({ page }) => {
+  // A day of traffic from three sources (delivery rows only: the chart reads webhook_delivery), so the chart
+  // stacks series across its whole width rather than showing this spec's own spike alone.
+  await sql`insert into webhook_delivery (source, event_id, received_at, via, claimed)
+            select (array['stripe', 'github', 'shopify'])[1 + n % 3], ${`evt_${tag}_traffic_`} || n,
+                   now() - make_interval(mins => (n * 7) % 1430), 'provider', n % 11 <> 0
+            from generate_series(1, 600) n`;
+  // And a dead event with a long error, for the failing and dead tables.
+  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
+            values ('stripe', ${`evt_${tag}_overview_dead_with_a_long_identifier`}, 'invoice.payment_failed', '{}'::jsonb,
+                    '{}', '{}'::jsonb, 'dead', 8,
+                    'handler error at data.object.lines.data[0].price.recurring: expected an object, received null (after 8 attempts)')`;
+  // And an undecided tie (a timeline row only), for the panel that lets ops decide it.
+  await sql`insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes, note,
+                                           prior_version, prior_event_id)
+            values ('stripe', 'subscription', ${`sub_1Tie${tag}`}, ${`evt_${tag}_tie_b`}, 1712900000, 'tie', '{}'::jsonb,
+                    'tie: same version, no evidence', 1712900000, ${`evt_${tag}_tie_a`})`;
   await signInAt(page, "/", users.ops, PW);
-  await expect(page.getByRole("heading", { name: "Deliveries per minute, last 24 h (UTC)" })).toBeVisible();
-  await expect(page.locator(".stat", { hasText: "duplicate rate" })).toBeVisible();
-  await expect(page.locator("svg[role=img]")).toBeVisible();
-  await shot(page, "overview");
+  await expect(page.locator(`[data-event-id="evt_${tag}_overview_dead_with_a_long_identifier"]`)).toBeVisible();
+  const tie = page.getByRole("region", { name: "Ties to decide" }).locator(`tr[data-event-id="evt_${tag}_tie_b"]`);
+  await expect(tie.getByRole("link", { name: `subscription sub_1Tie${tag}` })).toBeVisible();
+  await expect(tie.getByRole("button", { name: "Apply this event" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "invoice.payment_failed" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Deliveries, last 24 h (UTC)" })).toBeVisible();
+  await expect(page.getByTestId("delivery-chart-bucket")).toHaveText("each bar: 10 minutes");
+  await expect(page.locator("[data-stat=duplicate-rate]")).toContainText("Duplicate rate");
+  await expect(page.locator("[data-stat=settled]")).toContainText(/\d/);
+  // A real chart: an x axis of UTC times, a legend entry per source that delivered, values on hover.
+  const chart = page.getByTestId("delivery-chart");
+  const ticks = chart.locator(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value");
+  await expect(ticks.first()).toHaveText(/^\d{2}:\d{2}$/);
+  expect(await ticks.count()).toBeGreaterThanOrEqual(4);
+  for (const label of await ticks.allTextContents()) expect(label).toMatch(/^([01]\d|2[0-3]):00$/);
+  const delivered = await sql<{ source: string }[]>`
+    select distinct source from webhook_delivery where received_at > now() - interval '24 hours' order by source`;
+  const legend = page.getByTestId("delivery-chart-legend").locator("li[data-source]");
+  await expect(legend).toHaveCount(delivered.length);
+  expect(await legend.evaluateAll((els) => els.map((e) => e.getAttribute("data-source")))).toEqual(
+    delivered.map((d) => d.source),
+  );
+  await expect(legend.filter({ hasText: "stripe" })).toBeVisible();
+  const bars = chart.locator(".recharts-bar-rectangle path");
+  await bars.last().hover();
+  const tooltip = chart.locator(".recharts-tooltip-wrapper");
+  await expect(tooltip).toContainText("stripe");
+  await expect(tooltip).toContainText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}–\d{2}:\d{2} UTC/);
+  // The newest bar is this spec's own deliveries: its tooltip counts them.
+  await expect(tooltip.getByText("total").locator("xpath=following-sibling::*[1]")).not.toHaveText("0");
+  await bars.nth(Math.floor((await bars.count()) / 2)).hover();
+  await expect(tooltip).toContainText("github");
+  await shot(page, "overview-chart-tooltip");
+  await page.mouse.move(0, 0);
+  for (const [width, scheme] of [
+    [1440, "light"],
+    [390, "light"],
+    [1440, "dark"],
+    [390, "dark"],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width, height: 900 });
+    await expect(ticks.first()).toBeVisible();
+    // A phone merges the 10-minute buckets into 30-minute bars, wide enough to see and tap.
+    await expect(page.getByTestId("delivery-chart-bucket")).toHaveText(`each bar: ${width < 560 ? 30 : 10} minutes`);
+    const { scroll, inner } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      inner: window.innerWidth,
+    }));
+    expect(scroll).toBeLessThanOrEqual(inner);
+    await shot(page, `overview-${width}${scheme === "dark" ? "-dark" : ""}`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.getByRole("link", { name: "Events" }).click();
   await expect(page.locator("tbody tr[data-event-id]").first()).toBeVisible();
   await shot(page, "events");

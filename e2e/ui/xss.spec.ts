@@ -322,7 +322,7 @@ test("[ui][xss] hostile deliveries render as text on the overview, the events li
   });
   await page.goto(`/events?${hostileQuery.toString()}`);
   await expectInert(page, dialogs, "events with hostile filters");
-  await expect(page.locator("main .notice.error")).toContainText(`"${H.svg}" is not a source slug`);
+  await expect(page.locator("main").getByRole("alert")).toContainText(`"${H.svg}" is not a source slug`);
   await expect(page.getByLabel("Search")).toHaveValue(H.script);
   await expect(page.getByLabel("Type")).toHaveValue(H.img);
 
@@ -362,21 +362,24 @@ test("[ui][xss] each hostile event's page, payload viewer, raw body and headers 
     await page.goto(eventPath(source, id));
     await expectInert(page, dialogs, `${source} ${id}`);
     await expect(page.getByRole("heading", { name: id, exact: true })).toBeVisible();
-    await expect(page.locator("pre.raw"), `${id} raw body`).toContainText(H.script);
+    await expect(page.locator("[data-raw-body]"), `${id} raw body`).toContainText(H.script);
   }
   // The subscription event in detail: the payload tree, keys included, the changes, the headers as received.
   await page.goto(eventPath("stripe", ids.stripeSub));
-  const viewer = page.locator(".json-viewer");
+  const viewer = page.locator("[data-json-viewer]");
   await expect(viewer).toContainText(`"${ALL}"`);
-  await page.locator('.json-viewer details[data-path="data.object.metadata"] > summary').click();
-  await expect(viewer.locator(".jv-key", { hasText: H.script })).toBeVisible();
-  await expect(viewer.locator(".jv-key", { hasText: H.img })).toBeVisible();
-  await expect(page.locator("pre.raw")).toContainText(H.rtl);
-  const headers = page.locator("table.kv");
-  await expect(headers.locator("tr", { hasText: "x-hostile-note" })).toContainText(H.img);
-  await expect(headers.locator("tr", { hasText: "x-hostile-link" })).toContainText(H.js);
-  await expect(headers.locator("tr", { hasText: "user-agent" })).toContainText(H.script);
-  await expect(page.locator("td.changes").first()).toContainText(H.svg);
+  await page.locator('[data-json-viewer] details[data-path="data.object.metadata"] > summary').click();
+  await expect(viewer.locator('[data-jv="key"]', { hasText: H.script })).toBeVisible();
+  await expect(viewer.locator('[data-jv="key"]', { hasText: H.img })).toBeVisible();
+  await page.getByRole("tab", { name: "Raw body" }).click();
+  await expect(page.locator("[data-raw-body]")).toContainText(H.rtl);
+  await page.getByRole("tab", { name: "Headers" }).click();
+  const headers = page.locator("[data-headers]");
+  await expect(headers.locator('[data-header="x-hostile-note"]')).toContainText(H.img);
+  await expect(headers.locator('[data-header="x-hostile-link"]')).toContainText(H.js);
+  await expect(headers.locator('[data-header="user-agent"]')).toContainText(H.script);
+  await page.getByRole("tab", { name: /Changes/ }).click();
+  await expect(page.locator("[data-changes]").first()).toContainText(H.svg);
   await expectInert(page, dialogs, "stripe subscription, metadata open");
   // The export is JSON, not HTML: nothing a browser would render.
   const res = await page.request.get(`${eventPath("stripe", ids.stripeSub)}/export`);
@@ -388,9 +391,9 @@ test("[ui][xss] entity timelines with hostile types, ids and state render as tex
   await signInAt(page, entityPath("stripe", "subscription", subscriptionId), E2E.admin.email, E2E.admin.password);
   await expectInert(page, dialogs, "stripe subscription entity");
   await expect(page.getByRole("heading", { name: subscriptionId, exact: true })).toBeVisible();
-  await expect(page.locator("table.kv")).toContainText(H.svg); // the stored status
-  await expect(page.locator("table.kv")).toContainText(customer);
-  await expect(page.locator(`tr[data-event-id=${cssString(ids.stripeSub)}]`)).toContainText(
+  await expect(page.getByTestId("entity-state")).toContainText(H.svg); // the stored status
+  await expect(page.getByTestId("entity-state")).toContainText(customer);
+  await expect(page.locator(`li[data-event-id=${cssString(ids.stripeSub)}]`)).toContainText(
     `status: null → ${JSON.stringify(H.svg)}`,
   );
 
@@ -404,7 +407,7 @@ test("[ui][xss] entity timelines with hostile types, ids and state render as tex
     await page.goto(entityPath(source, type, id));
     await expectInert(page, dialogs, `${source} ${type} ${id}`);
     await expect(page.getByRole("heading", { name: id, exact: true })).toBeVisible();
-    await expect(page.locator(".crumbs")).toContainText(type);
+    await expect(page.getByRole("navigation", { name: "Breadcrumb" })).toContainText(type);
   }
   // The "every event that mentions it" link keeps the hostile id in its query, not as a URL of its own.
   await page.goto(entityPath("stripe", oddEntity.type, oddEntity.id));

@@ -3,7 +3,8 @@
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { revalidatePath } from "next/cache";
 import { getEnv } from "@/lib/env";
-import type { z } from "zod";
+import { z } from "zod";
+import { listEvents } from "@/lib/ledger/list-events";
 import { EventFilter, type EventFilterInput } from "@/lib/ledger/event-filter";
 import { EventKeyInput, processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { countRequeueable, requeueMatching, RequeueMatchingInput } from "@/lib/ledger/requeue-matching";
@@ -11,6 +12,8 @@ import { applyTiedEvent } from "@/lib/ledger/ties";
 import { workerSettingsFromEnv } from "@/lib/worker/settings";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
+
+const NewerInput = z.object({ filter: z.record(z.string(), z.unknown()), head: z.string().max(600) });
 
 export async function requeueEventAction(input: unknown): Promise<ActionResult<{ status: string }>> {
   try {
@@ -74,6 +77,23 @@ export async function applyTieAction(input: unknown): Promise<ActionResult<{ rep
     revalidatePath("/entities", "layout");
     revalidatePath("/");
     return { ok: true, data: { replacedEventId } };
+  } catch (err) {
+    return actionError(err);
+  }
+}
+
+/** How many events newer than the list's first row match its filter (up to 100): the "new events" indicator. */
+export async function countNewerEventsAction(input: unknown): Promise<ActionResult<{ count: number }>> {
+  try {
+    const { db, actor } = await getRequestContext();
+    const { filter, head } = NewerInput.parse(input);
+    const page = await listEvents(db, actor, {
+      filter: filter as EventFilterInput,
+      cursor: head,
+      back: true,
+      limit: 100,
+    });
+    return { ok: true, data: { count: page.rows.length } };
   } catch (err) {
     return actionError(err);
   }

@@ -1,13 +1,17 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ZodError } from "zod";
+import { PageHeader } from "@/components/page-header";
+import { buttonVariants } from "@/components/ui/button";
 import { can } from "@/lib/auth/roles";
 import { listEvents, type EventPage } from "@/lib/ledger/list-events";
+import { EVENT_STATUSES } from "@/lib/ledger/statuses";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../_lib/session";
 import { BulkRequeue } from "./_components/bulk-requeue";
 import { EventsTable, type EventRowView } from "./_components/events-table";
 import { EventsToolbar } from "./_components/events-toolbar";
+import { NewEvents } from "./_components/new-events";
 import { filterFromParams, one, sortFromParams, viewHref, type SearchParams } from "./_components/params";
 
 export const metadata: Metadata = { title: "Events" };
@@ -35,39 +39,60 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const filtered = Object.values(filter).some((v) => v !== undefined && v !== "");
   // A search that matched no event by its id matched a customer/object id or email: offer everything about it.
   const q = filter.q?.trim();
-  const asSubject = q && !inputError && rows.length > 0 && !rows.some((r) => r.eventId === q) ? q : undefined;
+  const subject = rows.find((r) => r.match && r.match.field !== "event id")?.match?.value;
+  const asSubject =
+    q && !inputError && rows.length > 0 && !rows.some((r) => r.eventId === q) ? (subject ?? q) : undefined;
+  const firstPage = !one(sp.cursor) && sortFromParams(sp) === "received_desc";
+  const pager = buttonVariants({ variant: "outline", size: "sm" });
   return (
     <>
-      <div className="page-head">
-        <h1>Events</h1>
-        {mayAct && <BulkRequeue filter={filter} />}
-      </div>
-      <EventsToolbar sp={sp} sources={sources} />
+      <PageHeader
+        title="Events"
+        description="Every verified delivery, newest first. Filter, search a customer, open one to read and prove it."
+        actions={mayAct && <BulkRequeue filter={filter} />}
+      />
+      <EventsToolbar sources={sources} statuses={EVENT_STATUSES} />
       {inputError && (
-        <p className="notice error" role="alert">
+        <p
+          className="mb-3 rounded-md border border-destructive/40 bg-destructive/10 px-3 py-2 text-sm text-destructive"
+          role="alert"
+        >
           {inputError}
         </p>
       )}
       {asSubject && (
-        <p className="subject-links">
-          <Link href={`/subjects/${encodeURIComponent(asSubject)}`}>Everything about {asSubject} →</Link>
+        <p className="mb-3 text-sm">
+          <Link className="text-primary hover:underline" href={`/subjects/${encodeURIComponent(asSubject)}`}>
+            Everything about {asSubject} →
+          </Link>
         </p>
       )}
+      {firstPage && !inputError && <NewEvents filter={filter} head={page.headCursor} />}
       <EventsTable rows={rows} mayAct={mayAct} />
-      <nav className="pager" aria-label="Pages">
-        <span className="muted">
+      <nav className="mt-3 flex flex-wrap items-center justify-between gap-2" aria-label="Pages">
+        <span className="text-sm text-muted-foreground">
           {rows.length} event{rows.length === 1 ? "" : "s"} on this page{filtered ? " (filtered)" : ""}
         </span>
-        {page.prevCursor ? (
-          <Link href={viewHref(sp, { cursor: page.prevCursor, back: "1" })}>← Newer</Link>
-        ) : (
-          <span className="muted">← Newer</span>
-        )}
-        {page.nextCursor ? (
-          <Link href={viewHref(sp, { cursor: page.nextCursor })}>Older →</Link>
-        ) : (
-          <span className="muted">Older →</span>
-        )}
+        <div className="flex gap-2">
+          {page.prevCursor ? (
+            <Link className={pager} href={viewHref(sp, { cursor: page.prevCursor, back: "1" })}>
+              ← Newer
+            </Link>
+          ) : (
+            <span className={`${pager} pointer-events-none opacity-50`} aria-disabled="true">
+              ← Newer
+            </span>
+          )}
+          {page.nextCursor ? (
+            <Link className={pager} href={viewHref(sp, { cursor: page.nextCursor })}>
+              Older →
+            </Link>
+          ) : (
+            <span className={`${pager} pointer-events-none opacity-50`} aria-disabled="true">
+              Older →
+            </span>
+          )}
+        </div>
       </nav>
     </>
   );

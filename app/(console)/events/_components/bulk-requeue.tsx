@@ -1,12 +1,18 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
 import { countRequeueableAction, requeueMatchingAction } from "../actions";
 
 type Filter = Record<string, string | string[] | undefined>;
 
-/** Two steps on purpose: count the failed/dead set the filter matches, then requeue exactly that many. */
+/**
+ * Two steps on purpose: count the failed/dead set the filter matches, then requeue exactly that many.
+ * The list is fetched again after it, so the rows agree with the count the confirmation gave.
+ */
 export function BulkRequeue({ filter }: { filter: Filter }) {
+  const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [count, setCount] = useState<number | undefined>();
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>();
@@ -27,27 +33,32 @@ export function BulkRequeue({ filter }: { filter: Filter }) {
           ? { ok: true, text: `Requeued ${r.data.requeued} event${r.data.requeued === 1 ? "" : "s"}.` }
           : { ok: false, text: r.error },
       );
+      if (r.ok) router.refresh();
     });
   return (
-    <div className="bulk">
+    <div className="flex flex-wrap items-center gap-2">
       {count === undefined ? (
-        <button type="button" className="secondary" disabled={pending} onClick={ask}>
+        <Button variant="outline" disabled={pending} onClick={ask}>
           Requeue failed/dead…
-        </button>
+        </Button>
       ) : (
-        <span className="confirm" role="alertdialog" aria-label="Confirm bulk requeue">
+        <span
+          className="flex flex-wrap items-center gap-2 rounded-md border border-warning/40 bg-warning/10 px-3 py-1.5 text-sm"
+          role="alertdialog"
+          aria-label="Confirm bulk requeue"
+        >
           Requeue <strong>{count.toLocaleString("en")}</strong> failed/dead event{count === 1 ? "" : "s"} matching this
           filter?
-          <button type="button" disabled={pending} onClick={() => confirm(count)}>
+          <Button size="sm" disabled={pending} onClick={() => confirm(count)}>
             Requeue {count.toLocaleString("en")}
-          </button>
-          <button type="button" className="secondary" disabled={pending} onClick={() => setCount(undefined)}>
+          </Button>
+          <Button size="sm" variant="outline" disabled={pending} onClick={() => setCount(undefined)}>
             Cancel
-          </button>
+          </Button>
         </span>
       )}
       {message && (
-        <span role="status" className={message.ok ? "muted" : "notice error"}>
+        <span role="status" className={message.ok ? "text-sm text-muted-foreground" : "text-sm text-destructive"}>
           {message.text}
         </span>
       )}

@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import { expect, test, type Page } from "@playwright/test";
+import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../../test/fixtures/stripe";
+import { signStripe } from "../../test/sign";
+import { e2eSql } from "../db";
+import { E2E } from "../env";
+import { shot, signInAt } from "./helpers";
+
+/**
+ * Every console page at a phone, a laptop and a desktop width: the page never scrolls sideways, and every
+ * table's action controls can be reached (on screen, or by scrolling the table's own container).
+ * Screenshots of each page at each width are kept in test-results/screens/layout-*.png.
+ */
+const sql = e2eSql();
+const tag = randomUUID().replaceAll("-", "").slice(0, 10);
+const customerId = `cus_Lay${tag}`;
+const subscriptionId = `sub_1Lay${tag}`;
+const WIDTHS = [1440, 1280, 390] as const;
+
+const PAGES: { name: string; path: string }[] = [
+  { name: "overview", path: "/" },
+  { name: "events", path: "/events" },
+  { name: "events-search", path: `/events?q=${customerId}` },
+  { name: "event", path: `/events/stripe/evt_${tag}_sub` },
+  { name: "event-dead", path: `/events/stripe/evt_${tag}_dead` },
+  { name: "failures", path: "/failures" },
+  { name: "entity", path: `/entities/stripe/subscription/${subscriptionId}` },
+  { name: "subject", path: `/subjects/${customerId}` },
+  { name: "subject-print", path: `/subjects/${customerId}/print` },
+  { name: "sources", path: "/sources" },
+  { name: "source", path: "/sources/stripe" },
+  { name: "source-new", path: "/sources/new" },
+  { name: "replays", path: "/replays" },
+  { name: "alerts", path: "/alerts" },
+  { name: "audit", path: "/audit" },
+  { name: "users", path: "/users" },
+  { name: "erasure", path: "/erasure" },
+  { name: "account", path: "/account" },
+];
+
+async function deliver(page: Page, event: object) {
+  const d = signStripe(JSON.stringify(event), "whsec_e2e_stripe");
+  const res = await page.request.post("/api/webhooks/stripe", { headers: d.headers, data: d.body });
+  expect(res.status()).toBe(200);
+}
+
+/** How far the document is wider than the viewport (0 when nothing scrolls sideways). */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/**
+ * Buttons and links inside table rows that are neither on screen nor reachable by scrolling their own
+ * scroll container: returned as text so a failure names them.
+ */
+const unreachableActions = (page: Page) =>
+  page.evaluate(() => {
+    const out: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>("tbody tr button, tbody tr a")) {
+      const style = getComputedStyle(el);
+      if (style.display === "none" || style.visibility === "hidden" || el.offsetParent === null) continue;
+      const box = el.getBoundingClientRect();
+      const scroller = el.closest<HTMLElement>('[data-slot="table-container"]');
+      const within = box.left >= -1 && box.right <= window.innerWidth + 1;
+      const byScroll = scroller !== null && scroller.scrollWidth > scroller.clientWidth;
+      if (!within && !byScroll) out.push(el.textContent?.trim() || el.tagName);
+    }
+    return out;
+  });
+
+test.beforeAll(async ({ browser }) => {
+  const page = await browser.newPage();
+  await deliver(
+    page,
+    stripeSubscriptionEvent({
+      eventId: `evt_${tag}_sub`,
+      created: 1_790_000_000,
+      status: "active",
+      subscriptionId,
+      customerId,
+    }),
+  );
+  await deliver(
+    page,
+    stripeInvoicePaidEvent({
+      eventId: `evt_${tag}_inv`,
+      customerId,
+      customerEmail: `lay-${tag}@example.com`,
+      invoiceId: `in_1Lay${tag}`,
+    }),
+  );
+  const body = JSON.stringify(
+    stripeInvoicePaidEvent({ eventId: `evt_${tag}_dead`, customerId, invoiceId: `in_1LayD${tag}` }),
+  );
+  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
+            values ('stripe', ${`evt_${tag}_dead`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8,
+                    'handler input: invoice has no data.object.customer_email to notify', ${[customerId]})`;
+  await expect
+    .poll(async () => (await sql`select status from webhook_event where event_id = ${`evt_${tag}_sub`}`)[0]?.status, {
+      timeout: 15_000,
+    })
+    .toBe("settled");
+  await page.close();
+});
+
+test.afterAll(async () => {
+  await sql.end();
+});
+
+test("[ui] every console page fits 1440, 1280 and 390 px without sideways scrolling, actions reachable", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
+  const problems: string[] = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const p of PAGES) {
+      const res = await page.goto(p.path);
+      expect(res?.status(), `${p.path} answers`).toBeLessThan(400);
+      await page.waitForLoadState("networkidle");
+      const over = await overflow(page);
+      if (over > 0) problems.push(`${p.path} at ${width}px scrolls sideways by ${over}px`);
+      const hidden = await unreachableActions(page);
+      if (hidden.length) problems.push(`${p.path} at ${width}px: unreachable row actions ${hidden.join(", ")}`);
+      if (width !== 1280) await shot(page, `layout-${p.name}-${width}`);
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
+test("[ui] on a phone the sidebar is a menu that opens, navigates and closes", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
+  await expect(page.getByRole("navigation", { name: "Console", exact: true })).toBeHidden();
+  await page.getByRole("button", { name: "Open menu" }).click();
+  const menu = page.getByRole("dialog");
+  await expect(menu.getByRole("link", { name: "Events" })).toBeVisible();
+  await shot(page, "layout-menu-390");
+  await menu.getByRole("link", { name: "Events" }).click();
+  await expect(page).toHaveURL(/\/events$/);
+  await expect(page.getByRole("dialog")).toBeHidden();
+});
+
+test("[ui] the wide sidebar collapses to icons and stays collapsed after a reload", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
+  const nav = page.getByRole("navigation", { name: "Console", exact: true });
+  await nav.getByRole("button", { name: "Collapse sidebar" }).click();
+  await expect(nav).toHaveAttribute("data-collapsed", "true");
+  await page.reload();
+  await expect(nav).toHaveAttribute("data-collapsed", "true");
+  await expect(nav.getByRole("link", { name: "Events" })).toBeVisible();
+  await nav.getByRole("button", { name: "Expand sidebar" }).click();
+  await expect(nav).not.toHaveAttribute("data-collapsed", "true");
+});
+
+test("[ui] the dark theme is chosen, applied to <html> and remembered", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signInAt(page, "/events", E2E.admin.email, E2E.admin.password);
+  await page.getByRole("button", { name: "Dark theme" }).click();
+  await expect(page.locator("html")).toHaveClass(/dark/);
+  await page.reload();
+  await expect(page.locator("html")).toHaveClass(/dark/);
+  await shot(page, "layout-events-dark-1440");
+  await page.getByRole("button", { name: "Light theme" }).click();
+  await expect(page.locator("html")).not.toHaveClass(/dark/);
+});
+
+test("[ui] /favicon.ico and the icon answer", async ({ request }) => {
+  expect((await request.get("/icon.svg")).status()).toBe(200);
+  const fav = await request.get("/favicon.ico");
+  expect(fav.status()).toBe(200);
+});
