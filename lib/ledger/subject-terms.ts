@@ -20,7 +20,7 @@ const ID_SHAPES: readonly (readonly [string, TermField])[] = [
   ["^(in|inv)_", "invoice id"],
 ];
 
-/** The field a subject id is shown as when nothing better is known (the key it was found under). */
+/** The field a subject id is shown as, from its shape, when the directory says nothing better. */
 export function fieldOfSubject(subject: string): TermField {
   for (const [pattern, field] of ID_SHAPES) if (new RegExp(pattern).test(subject)) return field;
   return "id";
