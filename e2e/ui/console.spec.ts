@@ -203,6 +203,8 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
   await shot(page, "events-bulk-confirm");
   await confirm.getByRole("button", { name: "Requeue 3" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Requeued 3 events." })).toBeVisible();
+  // The list is fetched again after the action: the three rows it counted have left the dead view.
+  await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(0);
   await expect
     .poll(
       async () =>

@@ -152,3 +152,15 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
   await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
   await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");
 });
+
+test("[ui] a view is saved in this browser and opens again from the Views menu", async ({ page }) => {
+  await signInAt(page, `/events?q=${prefix}&status=settled`, E2E.admin.email, E2E.admin.password);
+  page.once("dialog", (d) => void d.accept("My prefix view"));
+  await page.getByRole("button", { name: "Views" }).click();
+  await page.getByRole("menuitem", { name: "Save this view…" }).click();
+  await page.goto("/events");
+  await page.getByRole("button", { name: "Views" }).click();
+  await page.getByRole("menuitem", { name: /My prefix view/ }).click();
+  await expect(page).toHaveURL(new RegExp(`/events\\?q=${prefix}&status=settled$`));
+  await expect(page.getByLabel("Search")).toHaveValue(prefix);
+});

@@ -128,6 +128,17 @@ test("[ui] every console page fits 1440, 1280 and 390 px without sideways scroll
   expect(problems).toEqual([]);
 });
 
+test("[ui] the signed-out pages (sign-in, setup) fit every width too", async ({ page }) => {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const path of ["/sign-in", "/setup"]) {
+      await page.goto(path);
+      expect(await overflow(page), `${path} at ${width}px`).toBe(0);
+      if (width !== 1280) await shot(page, `layout${path.replace("/", "-")}-${width}`);
+    }
+  }
+});
+
 test("[ui] on a phone the sidebar is a menu that opens, navigates and closes", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signInAt(page, "/", E2E.admin.email, E2E.admin.password);
