@@ -327,6 +327,8 @@ test("[ui][xss] hostile deliveries render as text on the overview, the events li
   await expect(page.getByLabel("Type")).toHaveValue(H.img);
 
   // The detector itself: markup really injected into a page is seen (and the CSP blocks its handler).
+  // After hydration: a node injected before it is thrown away when React renders the root again.
+  await page.waitForLoadState("networkidle");
   await page.evaluate((html) => document.querySelector("main")!.insertAdjacentHTML("beforeend", html), H.img.slice(2));
   await expect.poll(async () => (await inspect(page)).csp.length).toBeGreaterThan(0);
   const seen = await inspect(page);
