@@ -129,32 +129,28 @@ export function EventsToolbar({ sources, statuses }: { sources: readonly string[
           Type
           <Input name="type" defaultValue={values.type} placeholder="invoice.paid" spellCheck={false} />
         </Label>
-        <Label>
-          From (UTC, 24 h)
-          <Input
-            name="from"
-            defaultValue={values.from}
-            placeholder="2026-11-29 08:00"
-            pattern={UTC_PATTERN}
-            title="YYYY-MM-DD HH:MM in UTC, 24-hour clock"
-            inputMode="numeric"
-            autoComplete="off"
-          />
-        </Label>
-        <Label>
-          To (UTC, 24 h)
-          <Input
-            name="to"
-            defaultValue={values.to}
-            placeholder="2026-11-29 18:00"
-            pattern={UTC_PATTERN}
-            title="YYYY-MM-DD HH:MM in UTC, 24-hour clock"
-            inputMode="numeric"
-            autoComplete="off"
-          />
-        </Label>
+        <UtcField label="From" name="from" value={values.from} example="2026-11-29 08:00" />
+        <UtcField label="To" name="to" value={values.to} example="2026-11-29 18:00" />
       </div>
     </form>
+  );
+}
+
+/** A time typed as text in UTC on a 24-hour clock: the browser's locale picker would show AM/PM. */
+function UtcField({ label, name, value, example }: { label: string; name: Field; value: string; example: string }) {
+  return (
+    <Label>
+      {label} (UTC, 24 h)
+      <Input
+        name={name}
+        defaultValue={value}
+        placeholder={example}
+        pattern={UTC_PATTERN}
+        title="YYYY-MM-DD HH:MM in UTC, 24-hour clock"
+        inputMode="numeric"
+        autoComplete="off"
+      />
+    </Label>
   );
 }
 
