@@ -7,6 +7,8 @@ export interface AppProcess {
   port: number;
   /** Resident memory of the process now, in bytes (/proc/<pid>/status VmRSS). */
   rss: () => Promise<number>;
+  /** The DevTools endpoint, when started with `inspect` (ws://127.0.0.1:…). */
+  inspectorUrl?: string;
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
@@ -18,9 +20,12 @@ export async function startApp(
   databaseUrl: string,
   env: Record<string, string> = {},
   port?: number,
+  opts: { inspect?: boolean } = {},
 ): Promise<AppProcess> {
   const p = port ?? (await freePort());
-  const proc = spawnProcess("node", ["--import", "tsx", "lib/cli/receiver.ts"], {
+  // The inspector on a port of its own choosing (0), so concurrent test files never collide.
+  const inspect = opts.inspect ? ["--inspect=127.0.0.1:0"] : [];
+  const proc = spawnProcess("node", [...inspect, "--import", "tsx", "lib/cli/receiver.ts"], {
     env: {
       NODE_ENV: "production",
       DATABASE_URL: databaseUrl,
@@ -36,6 +41,9 @@ export async function startApp(
       ...env,
     },
   });
+  const inspectorUrl = opts.inspect
+    ? (await proc.waitForLine(/Debugger listening on (ws:\/\/\S+)/, 30_000))[1]
+    : undefined;
   await proc.waitForLine(/\[receiver\] listening on/, 30_000);
   const url = `http://127.0.0.1:${p}`;
   await waitForHttp(`${url}/api/health`, { timeoutMs: 15_000, expectStatus: [200, 503] });
@@ -43,6 +51,7 @@ export async function startApp(
     proc,
     url,
     port: p,
+    inspectorUrl,
     rss: async () => {
       const { readFile } = await import("node:fs/promises");
       const status = await readFile(`/proc/${proc.pid}/status`, "utf8");
