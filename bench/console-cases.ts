@@ -248,7 +248,7 @@ export async function termWrite(db: Db, runs: number, size = 100): Promise<Timin
                  array_replace(subject_ids, event_id, event_id || ${tag})
           from webhook_event where status = 'settled' and source = 'stripe'
           order by received_at desc offset ${run * size} limit ${size}
-          returning source, event_id as "eventId", payload`),
+          returning source, event_id as "eventId", coalesce(payload, raw_body::jsonb) as payload`),
       );
       const t0 = performance.now();
       await recordSubjectTerms(tx, copies);

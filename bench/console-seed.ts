@@ -220,7 +220,7 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
        )
        insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, received_at,
          settled_at, entity_type, entity_id, entity_version, subject_ids, next_attempt_at, lease_token, leased_at, leased_by, lease_expires_at)
-       select source, case evt when 'uuid' then md5(source || i)::uuid::text else evt || e end, type, raw::jsonb, raw, headers::jsonb, st,
+       select source, case evt when 'uuid' then md5(source || i)::uuid::text else evt || e end, type, null, raw, headers::jsonb, st,
          case st when 'settled' then 1 when 'claimed' then 0 when 'dead' then 8 else 1 + i % 3 end,
          case when st in ('failed', 'dead') then 'handler: upstream 503 from billing service (timeout after 10000 ms)' end,
          at, case when st = 'settled' then at + interval '40 ms' end, entity_type, ${fill("entity_id")},

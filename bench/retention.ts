@@ -65,7 +65,7 @@ async function seed(sql: postgres.Sql): Promise<number> {
   await sql.unsafe(
     `insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, received_at,
        settled_at, entity_type, entity_id, entity_version, subject_ids, next_attempt_at, body_sha256)
-     select 'stripe', 'evt_' || e, 'customer.subscription.updated', raw::jsonb, raw, $2::jsonb, 'settled', 1, at,
+     select 'stripe', 'evt_' || e, 'customer.subscription.updated', null, raw, $2::jsonb, 'settled', 1, at,
             at + interval '40 ms', 'subscription', 'sub_' || s, extract(epoch from at)::bigint,
             string_to_array(${fill("$3")}, '|'), at, encode(sha256(convert_to(raw, 'UTF8')), 'hex')
      from (

@@ -113,7 +113,7 @@ export async function seedClaimed(url: string, n: number): Promise<void> {
       )
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
                                  entity_version, subject_ids, status, received_at, next_attempt_at)
-      select 'stripe', evt, 'customer.subscription.updated', body::jsonb, body, '{}'::jsonb, 'subscription', sub, ver,
+      select 'stripe', evt, 'customer.subscription.updated', null, body, '{}'::jsonb, 'subscription', sub, ver,
         array_replace(array_replace(array_replace(string_to_array(${subjects.join(",")}::text, ','), ${T.evt}, evt), ${T.sub}, sub), ${T.cus}, cus),
         'claimed', now() - (${n}::int - i) * interval '1 millisecond', now() - (${n}::int - i) * interval '1 millisecond'
       from b`;

@@ -22,7 +22,7 @@ WITH due AS (
   UPDATE webhook_event e SET status = 'processing', attempts = e.attempts + 1, lease_token = gen_random_uuid(),
     leased_at = now(), leased_by = 'pgbench', lease_expires_at = now() + interval '30 seconds'
   FROM due WHERE e.source = due.source AND e.event_id = due.event_id
-  RETURNING e.event_id, e.attempts, e.leased_at, e.payload
+  RETURNING e.event_id, e.attempts, e.leased_at, coalesce(e.payload, e.raw_body::jsonb) AS payload
 )
 SELECT count(*) AS found, coalesce(max(event_id), '') AS eid, coalesce(max(attempts), 0) AS attempt,
   coalesce(max(leased_at)::text, '') AS leased_at,

@@ -35,7 +35,12 @@ export const webhookEvent = pgTable(
     source: text("source").notNull(),
     eventId: text("event_id").notNull(),
     eventType: text("event_type").notNull(),
-    payload: jsonb("payload").notNull(),
+    /**
+     * The parsed body, stored only where it differs from `raw_body` (a \u0000 or lone surrogate the jsonb type
+     * cannot hold, swapped; an erasure's marker). Null means "raw_body::jsonb": the claim proved PostgreSQL
+     * parses it. Readers go through db/payload.ts. Rows claimed before 0019 keep their copy.
+     */
+    payload: jsonb("payload"),
     rawBody: text("raw_body").notNull(),
     headers: jsonb("headers").$type<Record<string, string>>().notNull(),
     status: text("status", { enum: EVENT_STATUSES }).notNull().default("claimed"),

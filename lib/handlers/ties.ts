@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
 import type { TieResolution } from "@/db/schema";
 import { describeError } from "@/lib/errors";
+import { payloadSql } from "@/db/payload";
 import type { ProviderApi } from "./dispatch";
 import type { ChainEvidence, HandlerEvent, SnapshotHandler, VersionedEntity } from "./types";
 
@@ -52,7 +53,8 @@ async function appliedFromApi(tx: Tx, source: string, eventId: string): Promise<
 async function loadEvent(tx: Tx, source: string, eventId: string): Promise<HandlerEvent | undefined> {
   const [row] = rowsOf<{ event_type: string; payload: unknown }>(
     await tx.execute(
-      sql`select event_type, payload from webhook_event where source = ${source} and event_id = ${eventId}`,
+      sql`select event_type, ${payloadSql("e")} as payload from webhook_event e
+          where source = ${source} and event_id = ${eventId}`,
     ),
   );
   return row ? { source, eventId, eventType: row.event_type, payload: row.payload } : undefined;

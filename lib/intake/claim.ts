@@ -95,7 +95,7 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       source: c.source,
       event_id: c.eventId,
       event_type: c.eventType,
-      // Sent only when it differs from the raw body (a \u0000 swapped): no need to ship 2 KB twice.
+      // Only when it differs from the raw body (a \u0000 swapped): neither shipped nor stored twice.
       payload: c.jsonb ?? null,
       raw_body: c.rawBody,
       headers: c.headers,
@@ -124,7 +124,12 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
                                  entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via,
                                  next_trigger, next_actor)
-      select source, event_id, event_type, coalesce(payload, raw_body)::jsonb, raw_body, headers, entity_type, entity_id,
+      -- The jsonb copy only where it differs from the raw body (db/payload.ts); the raw body is still
+      -- cast (CASE tests in order: only where no copy came), so a body PostgreSQL cannot parse is refused
+      -- here rather than failing a reader later.
+      select source, event_id, event_type,
+             case when payload is not null then payload::jsonb when raw_body::jsonb is null then null end,
+             raw_body, headers, entity_type, entity_id,
              entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via, next_trigger,
              next_actor
       from input i

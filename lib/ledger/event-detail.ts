@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
@@ -15,6 +15,7 @@ import { writeAudit } from "@/lib/audit";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { PROVIDERS } from "@/lib/providers";
 import type { ResolvedSource } from "@/lib/sources/types";
+import { payloadSql } from "@/db/payload";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "./types";
 
@@ -74,7 +75,10 @@ export async function getEventDetail(
   const key = EventKeyInput.parse(input);
   const at = (t: { source: AnyPgColumn; eventId: AnyPgColumn }) =>
     and(eq(t.source, key.source), eq(t.eventId, key.eventId));
-  const [row] = await db.select().from(webhookEvent).where(at(webhookEvent));
+  const [row] = await db
+    .select({ ...getTableColumns(webhookEvent), payload: sql<unknown>`${payloadSql("webhook_event")}` })
+    .from(webhookEvent)
+    .where(at(webhookEvent));
   if (!row) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);
   const { leaseToken: _lease, ...event } = row;
   const [deliveries, [total], attempts, transitions] = await Promise.all([

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import type { AttemptTrigger } from "@/db/schema";
+import { payloadOf } from "@/db/payload";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 interface LeaseRow {
@@ -8,6 +9,7 @@ interface LeaseRow {
   event_id: string;
   event_type: string;
   payload: unknown;
+  raw_body: string | null;
   attempts: number;
   attempts_base: number;
   lease_token: string;
@@ -17,7 +19,9 @@ interface LeaseRow {
   intake_note: string | null;
 }
 
-const RETURNING = sql`returning e.source, e.event_id, e.event_type, e.payload, e.attempts, e.attempts_base,
+// The raw body only where no jsonb copy is stored (db/payload.ts): one of the two crosses the wire.
+const RETURNING = sql`returning e.source, e.event_id, e.event_type, e.payload,
+  case when e.payload is null then e.raw_body end as raw_body, e.attempts, e.attempts_base,
   e.lease_token, e.leased_at, e.next_trigger, e.next_actor, e.intake_note`;
 
 function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
@@ -25,7 +29,7 @@ function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
     source: row.source,
     eventId: row.event_id,
     eventType: row.event_type,
-    payload: row.payload,
+    payload: payloadOf({ payload: row.payload, rawBody: row.raw_body }),
     attempt: Number(row.attempts),
     attemptsBase: Number(row.attempts_base),
     leaseToken: row.lease_token,

@@ -3,6 +3,7 @@ import { rowsOf, type Db, type Tx } from "@/db/client";
 import { pgArray } from "@/db/pg-array";
 import type { TermField } from "@/db/schema";
 import { idAt, isObject } from "@/lib/providers/types";
+import { payloadSql } from "@/db/payload";
 import type { EventKey } from "./types";
 
 /** A shorter prefix would match much of the directory: below this, search is exact only. */
@@ -215,8 +216,8 @@ export async function backfillSubjectTerms(
   const after = opts.after ? sql`where (source, event_id) > (${opts.after.source}, ${opts.after.eventId})` : sql``;
   const rows = rowsOf<EventKey & { payload: unknown }>(
     await db.execute(sql`
-      select source, event_id as "eventId", payload
-      from webhook_event ${after}
+      select source, event_id as "eventId", ${payloadSql("e")} as payload
+      from webhook_event e ${after}
       order by source, event_id
       limit ${limit}`),
   );

@@ -14,6 +14,7 @@ import { authorize, type Actor } from "@/lib/auth/roles";
 import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
 import { textProblem } from "./params";
+import { payloadSql } from "@/db/payload";
 
 /** The newest events a customer view (and its bundle) holds; past it the page says how many more there are. */
 export const SUBJECT_EVENT_LIMIT = 500;
@@ -99,13 +100,14 @@ export function subjectEventsQuery(keys: readonly SubjectKey[]): SQL {
            octet_length(e.raw_body) as "bodyBytes", d.deliveries, d.duplicates, a.outcome as "lastOutcome",
            a.error as "lastAttemptError",
            jsonb_build_object(
-             'created', e.payload->'created', 'occurred_at', e.payload->'occurred_at',
-             'updated_at', e.payload->'updated_at', 'event_time', e.payload->'event_time',
-             'timestamp', e.payload->'timestamp', 'object', e.payload#>'{data,object,object}',
-             'amount_paid', e.payload#>'{data,object,amount_paid}', 'object_currency', e.payload#>'{data,object,currency}',
-             'total_price', e.payload->'total_price', 'currency', e.payload->'currency') as facts
+             'created', p.payload->'created', 'occurred_at', p.payload->'occurred_at',
+             'updated_at', p.payload->'updated_at', 'event_time', p.payload->'event_time',
+             'timestamp', p.payload->'timestamp', 'object', p.payload#>'{data,object,object}',
+             'amount_paid', p.payload#>'{data,object,amount_paid}', 'object_currency', p.payload#>'{data,object,currency}',
+             'total_price', p.payload->'total_price', 'currency', p.payload->'currency') as facts
     from ${keysRelation(keys)}
     join webhook_event e on e.source = k.source and e.event_id = k.event_id
+    cross join lateral (select ${payloadSql("e")} as payload) p
     cross join lateral (
       select count(*)::int as deliveries, (count(*) filter (where not w.claimed))::int as duplicates
       from webhook_delivery w

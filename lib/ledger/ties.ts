@@ -6,6 +6,7 @@ import { authorize, type Actor } from "@/lib/auth/roles";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { HandlerLookup } from "@/lib/handlers/registry";
 import { EventKeyInput } from "./requeue";
+import { payloadSql } from "@/db/payload";
 
 export interface OpenTie {
   source: string;
@@ -69,7 +70,8 @@ export async function applyTiedEvent(args: {
     const key = EventKeyInput.parse(args.input);
     const [event] = rowsOf<{ event_type: string; payload: unknown }>(
       await tx.execute(
-        sql`select event_type, payload from webhook_event where source = ${key.source} and event_id = ${key.eventId}`,
+        sql`select event_type, ${payloadSql("e")} as payload from webhook_event e
+            where source = ${key.source} and event_id = ${key.eventId}`,
       ),
     );
     if (!event) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);

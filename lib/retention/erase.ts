@@ -85,7 +85,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
       select source, event_id, subject_ids from webhook_event where ${matching(subject)} order by source, event_id for update
     ), events as (
       update webhook_event e
-      set payload = ${marker}::text::jsonb,
+      set payload = null, -- the marker below is JSON: the payload is derived from it (db/payload.ts)
           raw_body = ${marker},
           headers = '{"redacted":"data subject erasure"}'::jsonb,
           subject_ids = '{}',

@@ -86,10 +86,11 @@ describe("embedded database (PGlite)", () => {
     expect(
       rowsOf(
         await db.execute(
-          sql`select subject_ids, jsonb_typeof(payload) as t from webhook_event where event_id = 'evt_p1'`,
+          sql`select subject_ids, payload is null as no_copy, jsonb_typeof(raw_body::jsonb) as t
+              from webhook_event where event_id = 'evt_p1'`,
         ),
       ),
-    ).toEqual([{ subject_ids: ["cus_Pglite00001", 'odd"id'], t: "object" }]);
+    ).toEqual([{ subject_ids: ["cus_Pglite00001", 'odd"id'], no_copy: true, t: "object" }]);
     await expect(
       requeueEvent({
         db,

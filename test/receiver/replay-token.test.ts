@@ -86,7 +86,7 @@ describe("the replay token", () => {
       expect((await post(deps, "stripe", unsigned(forged), { "x-replay-token": TOKEN })).status).toBe(200);
       const [row] = await query<{ amount: string; via: string }>(
         db,
-        sql`select payload->'data'->'object'->>'amount_paid' as amount, via from webhook_event`,
+        sql`select coalesce(payload, raw_body::jsonb)->'data'->'object'->>'amount_paid' as amount, via from webhook_event`,
       );
       expect(row).toEqual({ amount: "2000", via: "replay" });
       expect(api!.requests.map((r) => r.path)).toEqual(["/v1/events/evt_RealAtStripe01"]);

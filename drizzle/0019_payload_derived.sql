@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_event" ALTER COLUMN "payload" DROP NOT NULL;
