@@ -162,8 +162,13 @@ export const EnvSchema = z.object({
   /** Finished replay runs older than this are deleted; audit rows older than AUDIT_RETENTION_DAYS (0: kept). */
   REPLAY_RETENTION_DAYS: int(90, 1),
   AUDIT_RETENTION_DAYS: int(365, 0),
-  /** How often the embedded worker runs retention (0: only `npm run prune`); events per batch; pause between. */
+  /**
+   * How often every worker host (the embedded worker and `npm run worker`) runs retention (0: only `npm run
+   * prune`; one run per interval across them all); the first run this long after start; events per batch;
+   * pause between batches.
+   */
   RETENTION_INTERVAL_MINUTES: int(60, 0),
+  RETENTION_FIRST_DELAY_MS: int(60_000, 0),
   RETENTION_BATCH_SIZE: int(500, 1),
   RETENTION_PAUSE_MS: int(20, 0),
   /** Set: GET /metrics needs `Authorization: Bearer <token>` (compared in constant time); unset: open. */

@@ -6,6 +6,7 @@ import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
 import { componentLogger } from "@/lib/log";
+import { startEmbeddedRetention, stopEmbeddedRetention } from "@/lib/retention/embedded";
 import { createWorker } from "./run";
 import { workerSettingsFromEnv } from "./settings";
 import { WAKE_CHANNEL } from "./wake";
@@ -39,6 +40,7 @@ async function main() {
   const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => logger.info(m) });
   lifecycle.onStop("work", "worker", () => worker.stop());
   lifecycle.onStop("work", "alert evaluator", stopAlertEvaluator);
+  lifecycle.onStop("work", "retention", stopEmbeddedRetention);
   lifecycle.onStop("connections", "database pool", () => handle.close());
   exitOnSignals(lifecycle);
   worker.start();
@@ -46,6 +48,12 @@ async function main() {
     getDb: () => Promise.resolve(handle.db),
     role: "worker",
     log: (m) => console.log(`[alerts] ${m}`),
+  });
+  // A deployment with only standalone workers (WORKER_MODE=off in the app) still prunes.
+  startEmbeddedRetention({
+    getDb: () => Promise.resolve(handle.db),
+    role: "worker",
+    log: (m) => componentLogger("retention").info(m),
   });
   logger.info(
     { workerId: settings.workerId },
