@@ -208,6 +208,8 @@ export const EnvSchema = z.object({
   ),
   ALERT_SILENT_HOURS: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).optional()),
   ALERT_EVALUATE_MS: int(15_000, 1000),
+  /** A backlog, refusal or silence alert resolves once its condition has stayed clear this long (0: at once). */
+  ALERT_RESOLVE_AFTER_MINUTES: int(5, 0),
   /** One alert request, connect to answer; the evaluator's tick never waits longer on a channel. */
   ALERT_SEND_TIMEOUT_MS: int(5000, 100),
   ALERT_MAX_ATTEMPTS: int(8, 1),

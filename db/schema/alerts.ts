@@ -38,7 +38,7 @@ export const alertRule = pgTable(
 export type AlertRuleRow = typeof alertRule.$inferSelect;
 
 /**
- * Mutable (firing → resolved, once): one condition of one rule on one subject (a dead event, a source, the
+ * Mutable (firing → resolved, once; clear_since while it may be resolving): one condition of one rule on one subject (a dead event, a source, the
  * backlog). At most one firing row per (rule, subject): the unique index is what makes an alert fire once.
  */
 export const alertIncident = pgTable(
@@ -55,6 +55,11 @@ export const alertIncident = pgTable(
     /** What the message lists about it (event type, attempts, counts), never a payload. */
     detail: jsonb("detail").$type<Record<string, unknown>>().notNull().default({}),
     openedAt: tstz("opened_at").notNull().defaultNow(),
+    /**
+     * Firing, but its condition has not held since then: it resolves once it has stayed clear for
+     * ALERT_RESOLVE_AFTER_MINUTES, and goes back to null if the condition returns (no second alert).
+     */
+    clearSince: tstz("clear_since"),
     resolvedAt: tstz("resolved_at"),
     resolution: text("resolution"),
   },

@@ -21,6 +21,10 @@ export interface RuleOutcome {
 interface Firing {
   id: number;
   subject: string;
+  /** Its condition stopped holding at an earlier evaluation (clear_since is set). */
+  clearing: boolean;
+  /** …and has stayed clear for the rule's resolve delay. */
+  clearLongEnough: boolean;
 }
 
 export const asDate = (v: string | Date): Date => (v instanceof Date ? v : new Date(v));
@@ -28,25 +32,57 @@ const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`
 const fmtMinutes = (seconds: number) =>
   seconds >= 5400 ? `${(seconds / 3600).toFixed(1)} h` : `${Math.max(1, Math.round(seconds / 60))} min`;
 
-async function firingOf(tx: Tx, rule: string): Promise<Firing[]> {
-  return rowsOf<Firing>(
+async function firingOf(tx: Tx, rule: string, resolveAfterMs: number): Promise<Firing[]> {
+  return rowsOf<{ id: number; subject: string; clearing: boolean; clear_long_enough: boolean | null }>(
     await tx.execute(sql`
-      select id::int as id, subject from alert_incident
+      select id::int as id, subject, clear_since is not null as clearing,
+             clear_since <= now() - make_interval(secs => ${resolveAfterMs / 1000}::float8) as clear_long_enough
+      from alert_incident
       where rule = ${rule} and state = 'firing'`),
-  ).map((r) => ({ id: Number(r.id), subject: r.subject }));
+  ).map((r) => ({
+    id: Number(r.id),
+    subject: r.subject,
+    clearing: r.clearing,
+    clearLongEnough: r.clear_long_enough === true,
+  }));
 }
 
-/** For the rules whose conditions are a small set (one per source, or one backlog): diff against the firing ones. */
+async function setClearSince(tx: Tx, ids: number[], to: "now" | "null"): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.execute(sql`
+    update alert_incident set clear_since = ${to === "now" ? sql`now()` : sql`null`}
+    where id = any(${pgArray(ids, "bigint")})`);
+}
+
+/**
+ * For the rules whose conditions are a small set (one per source, or one backlog): diff against the firing ones.
+ * Hysteresis: a condition that stops holding resolves only after staying clear for `resolveAfterMs` (a backlog
+ * hovering at its threshold, refusals in bursts, would otherwise page and resolve every evaluation); one that
+ * returns meanwhile is the same incident still firing, and says nothing.
+ */
 async function diff(
   tx: Tx,
   rule: string,
   now: Map<string, Candidate>,
   resolution: (subject: string) => Promise<string> | string,
+  resolveAfterMs: number,
 ): Promise<RuleOutcome> {
-  const firing = await firingOf(tx, rule);
+  const firing = await firingOf(tx, rule, resolveAfterMs);
   const open = [...now.values()].filter((c) => !firing.some((f) => f.subject === c.subject));
   const resolve: RuleOutcome["resolve"] = [];
-  for (const f of firing) if (!now.has(f.subject)) resolve.push({ id: f.id, resolution: await resolution(f.subject) });
+  const back: number[] = [];
+  const cleared: number[] = [];
+  for (const f of firing) {
+    if (now.has(f.subject)) {
+      if (f.clearing) back.push(f.id);
+    } else if (resolveAfterMs <= 0 || f.clearLongEnough) {
+      resolve.push({ id: f.id, resolution: await resolution(f.subject) });
+    } else if (!f.clearing) {
+      cleared.push(f.id);
+    }
+  }
+  await setClearSince(tx, back, "null");
+  await setClearSince(tx, cleared, "now");
   return { open, resolve };
 }
 
@@ -88,7 +124,7 @@ export async function deadEventOutcome(tx: Tx, cap: number): Promise<RuleOutcome
 }
 
 /** The backlog: the claimed or failed event that has been due longest (the worker's own index). */
-export async function backlogOutcome(tx: Tx, minutes: number): Promise<RuleOutcome> {
+export async function backlogOutcome(tx: Tx, minutes: number, resolveAfterMs = 0): Promise<RuleOutcome> {
   const [oldest] = rowsOf<{ source: string; event_id: string; due_seconds: number; received_at: string }>(
     await tx.execute(sql`
       select source, event_id, extract(epoch from now() - next_attempt_at)::float8 as due_seconds,
@@ -120,13 +156,17 @@ export async function backlogOutcome(tx: Tx, minutes: number): Promise<RuleOutco
       },
     });
   }
-  return diff(tx, "backlog_age", now, () =>
-    oldest ? `the oldest due event has waited ${fmtMinutes(Math.max(0, due))}` : "the backlog is empty",
+  return diff(
+    tx,
+    "backlog_age",
+    now,
+    () => (oldest ? `the oldest due event has waited ${fmtMinutes(Math.max(0, due))}` : "the backlog is empty"),
+    resolveAfterMs,
   );
 }
 
 /** Refusals per source in the last 10 minutes (rows carry a count: several refusals folded into one). */
-export async function refusalOutcome(tx: Tx, threshold: number): Promise<RuleOutcome> {
+export async function refusalOutcome(tx: Tx, threshold: number, resolveAfterMs = 0): Promise<RuleOutcome> {
   const rows = rowsOf<{ source: string; reason: string; n: number }>(
     await tx.execute(sql`
       select source, reason, sum(count)::int as n
@@ -161,6 +201,7 @@ export async function refusalOutcome(tx: Tx, threshold: number): Promise<RuleOut
     now,
     (source) =>
       `${source} refused ${(bySource.get(source)?.total ?? 0).toLocaleString("en")} deliveries in the last 10 minutes`,
+    resolveAfterMs,
   );
 }
 
@@ -192,7 +233,12 @@ async function scanDeliveries(tx: Tx, hours: number, scannedTo: string | undefin
 }
 
 /** Active sources without a delivery for more than `hours`. */
-export async function silenceOutcome(tx: Tx, hours: number, sources: readonly ListedSource[]): Promise<RuleOutcome> {
+export async function silenceOutcome(
+  tx: Tx,
+  hours: number,
+  sources: readonly ListedSource[],
+  resolveAfterMs = 0,
+): Promise<RuleOutcome> {
   const [state] = rowsOf<{ scanned_to: string | null }>(
     await tx.execute(sql`select deliveries_scanned_to::text as scanned_to from alert_evaluator where id = 1`),
   );
@@ -229,9 +275,15 @@ export async function silenceOutcome(tx: Tx, hours: number, sources: readonly Li
       detail: { lastDeliveryAt: r.last ? asDate(r.last).toISOString() : null, silentHours },
     });
   }
-  return diff(tx, "source_silent", now, (slug) => {
-    const r = bySource.get(slug);
-    if (!active.includes(slug)) return `${slug} is no longer an active source`;
-    return r?.last ? `${slug} received a delivery at ${utc(asDate(r.last))}` : `${slug} is no longer silent`;
-  });
+  return diff(
+    tx,
+    "source_silent",
+    now,
+    (slug) => {
+      const r = bySource.get(slug);
+      if (!active.includes(slug)) return `${slug} is no longer an active source`;
+      return r?.last ? `${slug} received a delivery at ${utc(asDate(r.last))}` : `${slug} is no longer silent`;
+    },
+    resolveAfterMs,
+  );
 }

@@ -40,6 +40,11 @@ export interface EvaluateInput {
   consoleUrl?: string;
   /** Incidents opened (and resolved) per rule and evaluation, at most: a pile of dead events takes a few ticks. */
   cap?: number;
+  /**
+   * A backlog, refusal or silence condition resolves once it has stayed clear this long (0: at the first
+   * evaluation that finds it clear). A dead event resolves as soon as it moves on: it does not hover.
+   */
+  resolveAfterMs?: number;
 }
 
 export interface EvaluateResult {
@@ -78,15 +83,16 @@ function brief(i: Opened, base: string | undefined): IncidentBrief {
 async function outcomeOf(tx: Tx, rule: EffectiveRule, input: EvaluateInput): Promise<RuleOutcome> {
   const cap = input.cap ?? 1000;
   const t = rule.threshold ?? 1;
+  const after = input.resolveAfterMs ?? 0;
   switch (rule.rule) {
     case "dead_event":
       return deadEventOutcome(tx, cap);
     case "backlog_age":
-      return backlogOutcome(tx, t);
+      return backlogOutcome(tx, t, after);
     case "refusal_rate":
-      return refusalOutcome(tx, t);
+      return refusalOutcome(tx, t, after);
     case "source_silent":
-      return silenceOutcome(tx, t, input.sources);
+      return silenceOutcome(tx, t, input.sources, after);
   }
 }
 

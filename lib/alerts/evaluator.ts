@@ -15,6 +15,8 @@ export interface AlertSettings extends DeliverSettings {
   consoleUrl?: string;
   /** Incidents opened or resolved per rule and evaluation, at most. */
   cap?: number;
+  /** ALERT_RESOLVE_AFTER_MINUTES: how long a cleared condition must stay clear to resolve (lib/alerts/evaluate.ts). */
+  resolveAfterMs?: number;
 }
 
 export interface AlertEvaluatorOptions {
@@ -82,6 +84,7 @@ export function createAlertEvaluator(opts: AlertEvaluatorOptions): AlertEvaluato
           evaluatorId: s.evaluatorId,
           consoleUrl: s.consoleUrl,
           cap: s.cap,
+          resolveAfterMs: s.resolveAfterMs,
         });
       } catch (err) {
         const message = describeError(err);

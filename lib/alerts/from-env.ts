@@ -17,6 +17,7 @@ export function alertSettingsFromEnv(env: Env, role: string): AlertSettings {
     backoffMaxMs: 30 * 60_000,
     batchSize: 20,
     consoleUrl: env.APP_URL,
+    resolveAfterMs: env.ALERT_RESOLVE_AFTER_MINUTES * 60_000,
   };
 }
 

@@ -86,6 +86,8 @@ export interface IncidentRow {
   state: IncidentState;
   summary: string;
   openedAt: Date;
+  /** Firing, but clear since then: it resolves if it stays clear for ALERT_RESOLVE_AFTER_MINUTES. */
+  clearSince: Date | null;
   resolvedAt: Date | null;
   resolution: string | null;
 }
@@ -109,6 +111,7 @@ export async function listAlertIncidents({
       state: alertIncident.state,
       summary: alertIncident.summary,
       openedAt: alertIncident.openedAt,
+      clearSince: alertIncident.clearSince,
       resolvedAt: alertIncident.resolvedAt,
       resolution: alertIncident.resolution,
     })

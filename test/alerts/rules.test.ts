@@ -53,6 +53,46 @@ describe("alerts: backlog, refusals and silence", () => {
     expect(texts(slack)[1]).toContain("Resolved: the oldest due event has waited 1 min");
   });
 
+  it("[alerts] a backlog hovering at its threshold stays one incident: it resolves only after staying clear for ALERT_RESOLVE_AFTER_MINUTES", async () => {
+    const slack = await slackServer();
+    const ev = evaluator(db, {
+      env: { ALERT_SLACK_WEBHOOK_URL: slack.url, ALERT_BACKLOG_MINUTES: 10 },
+      settings: { resolveAfterMs: 5 * 60_000 },
+    });
+    const clearSince = async () =>
+      (await query<{ c: boolean }>(db, sql`select clear_since is not null as c from alert_incident`)).map((r) => r.c);
+    await insertEvent(db, { eventId: "evt_a", status: "failed", attempts: 2, dueMinutesAgo: 12 });
+    await ev.tick();
+    expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
+
+    // Clear: still firing, clearing; nothing sent.
+    await db.execute(sql`update webhook_event set status = 'settled' where event_id = 'evt_a'`);
+    await ev.tick();
+    expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
+    expect(await clearSince()).toEqual([true]);
+    const [listed] = await listAlertIncidents({ db, actor: await makeUser(db, "support") });
+    expect(listed?.clearSince).toBeInstanceOf(Date);
+
+    // Over the threshold again within the delay: the same incident, no longer clearing; still one message.
+    await insertEvent(db, { eventId: "evt_b", status: "failed", attempts: 2, dueMinutesAgo: 11 });
+    await ev.tick();
+    expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
+    expect(await clearSince()).toEqual([false]);
+
+    // Clear again, then clear for longer than the delay (the clock moved back rather than waited for).
+    await db.execute(sql`update webhook_event set status = 'settled' where event_id = 'evt_b'`);
+    await ev.tick();
+    expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
+    await db.execute(sql`update alert_incident set clear_since = clear_since - interval '4 minutes'`);
+    await ev.tick();
+    expect((await incidents())[0]?.state).toBe("firing");
+    await db.execute(sql`update alert_incident set clear_since = clear_since - interval '2 minutes'`);
+    await ev.tick();
+    expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "resolved" }]);
+    expect(texts(slack)).toHaveLength(2);
+    expect(texts(slack)[1]).toContain("Resolved: the backlog is empty");
+  });
+
   it("[alerts] refusals above N per 10 minutes fire per source (counts summed) and resolve when they age out", async () => {
     const slack = await slackServer();
     const ev = evaluator(db, { env: { ALERT_SLACK_WEBHOOK_URL: slack.url, ALERT_REFUSALS_PER_10_MINUTES: 100 } });

@@ -37,6 +37,11 @@ export function IncidentsTable({ rows }: { rows: IncidentRow[] }) {
             <TableCell className="min-w-48">
               <div className="text-xs font-medium text-muted-foreground">{RULE_WORDS[r.rule]}</div>
               <div className="break-words">{r.summary}</div>
+              {r.state === "firing" && r.clearSince && (
+                <div className="text-xs text-muted-foreground" data-clearing>
+                  clear since <Time value={r.clearSince} />: resolves if it stays clear
+                </div>
+              )}
               <div className="mt-1 flex flex-col gap-0.5 text-xs text-muted-foreground lg:hidden">
                 <span className="font-mono break-all md:hidden">{r.subject}</span>
                 <span className="sm:hidden">

@@ -1,0 +1,1 @@
+ALTER TABLE "alert_incident" ADD COLUMN "clear_since" timestamp with time zone;
