@@ -16,7 +16,7 @@ export const ERROR_KINDS = ["permanent", "transient"] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** How an equal version (a tie) was ordered: by the events' own chain evidence, by the provider's API, by a person. */
-export const TIE_RESOLUTIONS = ["chain", "provider-api", "by-hand"] as const;
+export const TIE_RESOLUTIONS = ["chain", "provider-time", "provider-api", "by-hand"] as const;
 export type TieResolution = (typeof TIE_RESOLUTIONS)[number];
 export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
+import { pgArray } from "@/db/pg-array";
 import type { TieResolution } from "@/db/schema";
 import { describeError } from "@/lib/errors";
 import { payloadSql } from "@/db/payload";
@@ -60,10 +61,37 @@ async function loadEvent(tx: Tx, source: string, eventId: string): Promise<Handl
   return row ? { source, eventId, eventType: row.event_type, payload: row.payload } : undefined;
 }
 
+/** Both events' stored headers, for a handler's finer time (one statement; ties are rare). */
+async function headersOf(tx: Tx, source: string, ids: string[]): Promise<Map<string, Record<string, string>>> {
+  const rows = rowsOf<{ event_id: string; headers: Record<string, string> }>(
+    await tx.execute(sql`
+      select event_id, headers from webhook_event
+      where source = ${source} and event_id = any(${pgArray(ids, "text")})`),
+  );
+  return new Map(rows.map((r) => [r.event_id, r.headers]));
+}
+
+/** Which of the two a finer provider time puts later; undefined when either lacks it or they are equal. */
+async function finerOrder(
+  tx: Tx,
+  handler: SnapshotHandler<unknown>,
+  event: HandlerEvent,
+  applied: HandlerEvent,
+): Promise<{ order: "incoming-after" | "applied-after"; label: string } | undefined> {
+  const finer = handler.finerTime;
+  if (!finer) return undefined;
+  const headers = await headersOf(tx, event.source, [event.eventId, applied.eventId]);
+  const mine = finer.read({ ...event, headers: event.headers ?? headers.get(event.eventId) });
+  const theirs = finer.read({ ...applied, headers: applied.headers ?? headers.get(applied.eventId) });
+  if (mine === undefined || theirs === undefined || mine === theirs) return undefined;
+  return { order: mine > theirs ? "incoming-after" : "applied-after", label: finer.label };
+}
+
 /**
  * An equal version is a tie, not staleness (Stripe's and Shopify's versions are seconds). In order:
- * the events' own chain evidence, then the provider's API (the object's state now), else the tie is
- * recorded for a person: the state applied first is kept, and the note names both events.
+ * the events' own chain evidence, then a finer provider time where the handler has one, then the
+ * provider's API (the object's state now), else the tie is recorded for a person: the state applied
+ * first is kept, and the note names both events.
  */
 export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderApi): Promise<TieDecision> {
   const { event, handler, entity, current } = input;
@@ -92,6 +120,17 @@ export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderA
         `tie at version ${entity.version} with ${other}, resolved by chain evidence: ` +
         "that event's previous values are this event's state, so it came after this one",
     };
+  const finer = fromApi || !applied ? undefined : await finerOrder(tx, handler, event, applied);
+  if (finer)
+    return {
+      apply: finer.order === "incoming-after" ? "event" : "none",
+      resolution: "provider-time",
+      note:
+        `tie at version ${entity.version} with ${other}, resolved by ${finer.label}: ` +
+        (finer.order === "incoming-after"
+          ? "this event's is later, so it came after"
+          : "that event's is later, so it came after this one"),
+    };
   let apiProblem: string | undefined;
   if (handler.current && providerApi) {
     try {
@@ -113,7 +152,9 @@ export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderA
       apiProblem = `the provider's API did not answer (${describeError(err).slice(0, 200)})`;
     }
   }
-  const why = apiProblem ?? (handler.current ? "no API key is configured for this source" : "no chain evidence");
+  const noFiner = handler.finerTime ? `, and ${handler.finerTime.label} is missing or the same on one of them` : "";
+  const why =
+    apiProblem ?? (handler.current ? "no API key is configured for this source" : `no chain evidence${noFiner}`);
   return {
     apply: "none",
     note:

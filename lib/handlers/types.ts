@@ -8,6 +8,8 @@ export interface HandlerEvent {
   eventId: string;
   eventType: string;
   payload: unknown;
+  /** The delivery's headers as stored (lower-case names): loaded only for a tie whose handler reads them. */
+  headers?: Record<string, string>;
 }
 
 export type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -48,6 +50,12 @@ export interface SnapshotHandler<State> {
    * provider says, the values its changed fields had just before (Stripe's data.previous_attributes).
    */
   chain?(event: HandlerEvent): ChainEvidence | undefined;
+  /**
+   * A provider time finer than the version, for a tie the chain cannot order: the later one came later
+   * (Shopify's X-Shopify-Triggered-At, to the nanosecond, beside an updated_at in seconds). `read` gets the
+   * event with its headers; undefined when the event does not carry it.
+   */
+  finerTime?: { label: string; read(event: HandlerEvent): number | undefined };
   /** Where the provider's API has the object's current state, and how to read it: the last resort for a tie. */
   current?: {
     /** The API path for this entity, e.g. /v1/subscriptions/sub_123. */

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
-import type { AttemptOutcome, EventResolution, EventStatus } from "@/db/schema";
+import type { AttemptOutcome, EventResolution, EventStatus, TieResolution } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { SOURCE_SLUG } from "@/db/schema/sources";
 
@@ -31,7 +31,7 @@ export interface TimelineEntry {
    */
   outcome: "applied" | "stale" | "tie" | "pending" | "elsewhere";
   /** For equal versions: how the order was decided (chain evidence, the provider's API, a person). */
-  resolution: "chain" | "provider-api" | "by-hand" | null;
+  resolution: TieResolution | null;
   /** What was applied before this one was weighed. */
   priorVersion: number | null;
   priorEventId: string | null;
@@ -79,7 +79,7 @@ type Row = {
   received_at: string | null;
   version: string | null;
   outcome: "applied" | "stale" | "tie" | null;
-  resolution: "chain" | "provider-api" | "by-hand" | null;
+  resolution: TieResolution | null;
   prior_version: string | null;
   prior_event_id: string | null;
   changes: Record<string, { from: unknown; to: unknown }> | null;

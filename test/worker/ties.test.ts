@@ -9,6 +9,7 @@ import { ConflictError, ForbiddenError } from "@/lib/errors";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { providerApiFromEnv } from "@/lib/handlers/provider-api";
 import { applyTiedEvent, listOpenTies } from "@/lib/ledger/ties";
+import { shopifyOrder } from "@/lib/samples/shopify";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
 
@@ -360,5 +361,57 @@ describe("property: the last state the provider produced wins", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("ties: Shopify's X-Shopify-Triggered-At orders what updated_at (seconds) cannot", () => {
+  const UPDATED = "2024-04-12T06:18:49-04:00";
+  const orderEvent = (eventId: string, financialStatus: string, triggeredAt?: string) => ({
+    payload: shopifyOrder({ id: 820982911946154, updatedAt: UPDATED, financialStatus }),
+    headers: {
+      "x-shopify-topic": "orders/updated",
+      "x-shopify-event-id": eventId,
+      ...(triggeredAt ? { "x-shopify-triggered-at": triggeredAt } : {}),
+    },
+  });
+  const claimOrder = (e: ReturnType<typeof orderEvent>) => claim(db, "shopify", e.payload, e.headers);
+  const orderRow = async () =>
+    (
+      await query<{ financial_status: string; updated_by_event: string }>(
+        db,
+        sql`select financial_status, updated_by_event from "order" where external_id = '820982911946154'`,
+      )
+    )[0];
+
+  it("[ties] two updates in one second, the later-triggered delivered first: the earlier is stale, the later state stays", async () => {
+    await claimOrder(orderEvent("ev_paid", "paid", "2024-04-12T10:18:49.912604181Z"));
+    await drain(db);
+    await claimOrder(orderEvent("ev_pending", "pending", "2024-04-12T10:18:49.104877315Z"));
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["stale"]);
+    expect(await orderRow()).toEqual({ financial_status: "paid", updated_by_event: "ev_paid:orders/updated" });
+    const [, t] = await timeline("820982911946154");
+    expect(t).toMatchObject({ outcome: "stale", resolution: "provider-time" });
+    expect(t?.note).toMatch(/resolved by X-Shopify-Triggered-At: that event's is later/);
+  });
+
+  it("[ties] the same two in order: the later-triggered one applies over the tie", async () => {
+    await claimOrder(orderEvent("ev_pending", "pending", "2024-04-12T10:18:49.104877315Z"));
+    await drain(db);
+    await claimOrder(orderEvent("ev_paid", "paid", "2024-04-12T10:18:49.912604181Z"));
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["settled"]);
+    expect(await orderRow()).toEqual({ financial_status: "paid", updated_by_event: "ev_paid:orders/updated" });
+    const [, t] = await timeline("820982911946154");
+    expect(t).toMatchObject({ outcome: "applied", resolution: "provider-time" });
+  });
+
+  it("[ties] without the header on one of them, the tie is left for a person, saying why", async () => {
+    await claimOrder(orderEvent("ev_paid", "paid", "2024-04-12T10:18:49.912604181Z"));
+    await drain(db);
+    await claimOrder(orderEvent("ev_pending", "pending"));
+    expect((await drain(db)).map((r) => r.outcome)).toEqual(["tie"]);
+    expect(await orderRow()).toMatchObject({ financial_status: "paid" });
+    const [, t] = await timeline("820982911946154");
+    expect(t).toMatchObject({ outcome: "tie", resolution: null });
+    expect(t?.note).toMatch(/no chain evidence, and X-Shopify-Triggered-At is missing or the same on one of them/);
   });
 });

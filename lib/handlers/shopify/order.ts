@@ -48,6 +48,12 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
     };
     return { entity: { type: "order", id: externalId, version }, state };
   },
+  // The header is not signed (Shopify signs the body only), but a captured body re-sent with another one is a
+  // duplicate by its hash (lib/providers/shopify.ts, unsignedId): the copy that claimed first is what is read.
+  finerTime: {
+    label: "X-Shopify-Triggered-At",
+    read: ({ headers }) => isoToMicros(headers?.["x-shopify-triggered-at"] ?? headers?.["shopify-triggered-at"]),
+  },
   async write(tx, state, { entity, event }) {
     const key = and(eq(order.source, "shopify"), eq(order.externalId, state.externalId));
     const [before] = await tx.select().from(order).where(key);

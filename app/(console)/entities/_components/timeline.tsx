@@ -7,12 +7,7 @@ import type { EntityTimeline, TimelineEntry } from "@/lib/ledger/entity-timeline
 import { ApplyTieButton } from "../../events/_components/apply-tie-button";
 import { entityHref, eventHref } from "../../events/_components/links";
 import { VersionTime } from "./version-time";
-
-const RESOLVED: Record<NonNullable<TimelineEntry["resolution"]>, string> = {
-  chain: "tie resolved by chain evidence",
-  "provider-api": "tie resolved from the provider's API",
-  "by-hand": "tie resolved by hand",
-};
+import { tieResolvedWords } from "@/components/tie-resolution";
 
 /** What the worker decided for this entity, in words: the badge on a timeline row. */
 function decision(e: TimelineEntry, decidedLater: boolean): { label: string; tone: BadgeTone } | undefined {
@@ -61,7 +56,7 @@ function Entry({
           ) : (
             <EventStatusBadge status={e.eventStatus} outcome={e.eventOutcome} resolution={e.eventResolution} />
           )}
-          {e.resolution && <Badge tone="outline">{RESOLVED[e.resolution]}</Badge>}
+          {e.resolution && <Badge tone="outline">{tieResolvedWords(e.resolution)}</Badge>}
           <span className="font-mono text-xs break-all">
             {e.eventType ?? <span className="text-muted-foreground">event no longer in the ledger</span>}
           </span>

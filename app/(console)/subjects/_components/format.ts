@@ -6,6 +6,7 @@ import type { AttemptOutcome, EventResolution, EventStatus } from "@/db/schema";
 import type { SubjectTransition } from "@/lib/ledger/subject";
 import { SubjectInput } from "@/lib/ledger/subject";
 import { segmentValue } from "@/lib/ledger/params";
+import { tieResolvedWords } from "@/components/tie-resolution";
 
 export const subjectHref = (subject: string) => `/subjects/${encodeURIComponent(subject)}`;
 
@@ -20,10 +21,7 @@ type TransitionLike = Pick<SubjectTransition, "outcome" | "resolution">;
 
 /** How a tie was ordered, in words; null when it was no tie. */
 export function resolutionWords(t: Pick<SubjectTransition, "resolution">): string | null {
-  if (t.resolution === "chain") return "tie resolved by chain evidence";
-  if (t.resolution === "provider-api") return "tie resolved from the provider's API";
-  if (t.resolution === "by-hand") return "tie resolved by hand";
-  return null;
+  return t.resolution ? tieResolvedWords(t.resolution) : null;
 }
 
 /** What one timeline row decided for its entity: a badge's words and tone. */

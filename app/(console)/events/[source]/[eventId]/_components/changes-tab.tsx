@@ -4,6 +4,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import type { EventDetail } from "@/lib/ledger/event-detail";
 import { entityHref } from "../../../_components/links";
 import { NoteWithDates, Version } from "./version";
+import { tieResolvedWords } from "@/components/tie-resolution";
 
 type Transition = EventDetail["transitions"][number];
 
@@ -11,11 +12,6 @@ const OUTCOME: Record<Transition["outcome"], { label: string; tone: BadgeTone }>
   applied: { label: "applied", tone: "success" },
   stale: { label: "stale: not applied", tone: "warning" },
   tie: { label: "tie: not decided", tone: "danger" },
-};
-const RESOLUTION = {
-  chain: "tie ordered by the events' own evidence",
-  "provider-api": "tie resolved from the provider's API",
-  "by-hand": "tie decided by a person",
 };
 
 const shown = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
@@ -51,7 +47,7 @@ export function ChangesTab({ detail, outcome }: { detail: EventDetail; outcome: 
                 {t.entityType} <span className="font-mono break-all">{t.entityId}</span>
               </Link>
               <Badge tone={OUTCOME[t.outcome].tone}>{OUTCOME[t.outcome].label}</Badge>
-              {t.resolution && <Badge tone="outline">{RESOLUTION[t.resolution]}</Badge>}
+              {t.resolution && <Badge tone="outline">{tieResolvedWords(t.resolution)}</Badge>}
             </div>
             <p className="mt-1 text-xs text-muted-foreground">
               Version <Version value={t.version} />

@@ -6,6 +6,7 @@ import type { EventDetail } from "@/lib/ledger/event-detail";
 import { entityHref, eventHref } from "../../../_components/links";
 import { splitError, type outcomeOf } from "./format";
 import { Version } from "./version";
+import { TIE_HOW } from "@/components/tie-resolution";
 
 type Transition = EventDetail["transitions"][number];
 type Outcome = ReturnType<typeof outcomeOf>;
@@ -34,12 +35,6 @@ function OtherEvent({ source, eventId }: { source: string; eventId: string | nul
   );
 }
 
-const HOW = {
-  chain: "by the events' own evidence",
-  "provider-api": "from the provider's API",
-  "by-hand": "by a person",
-};
-
 function applied(d: EventDetail): ReactNode {
   const t = d.transitions.findLast((x) => x.outcome === "applied");
   if (!t)
@@ -57,7 +52,7 @@ function applied(d: EventDetail): ReactNode {
     <>
       {" "}
       It tied with <OtherEvent source={t.source} eventId={t.priorEventId} /> at the same version, decided{" "}
-      {HOW[t.resolution]}.
+      {TIE_HOW[t.resolution]}.
     </>
   );
   if (t.version === null)
@@ -100,8 +95,8 @@ function notApplied(d: EventDetail, outcome: "stale" | "tie"): ReactNode {
     return (
       <>
         Stale: a tie at the same version (<Version value={t.version} />) with{" "}
-        <OtherEvent source={t.source} eventId={t.priorEventId} />, decided {HOW[t.resolution]}: that event&apos;s state
-        stays.
+        <OtherEvent source={t.source} eventId={t.priorEventId} />, decided {TIE_HOW[t.resolution]}: that event&apos;s
+        state stays.
       </>
     );
   return (
