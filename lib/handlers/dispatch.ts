@@ -11,6 +11,7 @@ import {
   type Handler,
   type HandlerEvent,
   type SnapshotHandler,
+  type SnapshotWrite,
   type VersionedEntity,
 } from "./types";
 
@@ -77,8 +78,9 @@ function prepare(event: HandlerEvent, handlers: HandlerLookup): Prepared {
  * committed version: the lock waits for any other worker's transaction on it), so the decisions and the
  * timeline's notes are true under concurrency. Events of one entity are weighed in lease order against
  * what the events before them left: newer applies, older is stale, equal is a tie that chain evidence,
- * the provider's API or (failing both) a person decides (./ties.ts). One more statement stores each
- * entity's final version. A payload the handler cannot read fails that event alone, before any write.
+ * the provider's API or (failing both) a person decides (./ties.ts). The business writes follow: one
+ * statement per handler that has writeMany, else one chain of writes per entity. One more statement stores
+ * each entity's final version. A payload the handler cannot read fails that event alone, before any write.
  */
 export async function applyBatch(
   tx: Tx,
@@ -91,6 +93,8 @@ export async function applyBatch(
   const writes = new Map<string, { index: number; run: () => Promise<Changes> }[]>();
   const queue = (chain: string, index: number, run: () => Promise<Changes>) =>
     writes.set(chain, [...(writes.get(chain) ?? []), { index, run }]);
+  // Handlers with writeMany: every write of the batch in one call (in lease order here; by entity below).
+  const many = new Map<SnapshotHandler<unknown>, { index: number; key: string; item: SnapshotWrite<unknown> }[]>();
   const finals = new Map<string, { entity: VersionedEntity; source: string; eventId: string; version: number }>();
 
   for (let i = 0; i < events.length; i++) {
@@ -140,7 +144,9 @@ export async function applyBatch(
       const resolution: TieResolution | null = "resolution" in decision ? (decision.resolution ?? null) : null;
       const note = "note" in decision ? decision.note : undefined;
       const { handler, entity } = p;
-      queue(p.key, i, () => handler.write(tx, state, { entity, event }));
+      if (handler.writeMany)
+        many.set(handler, [...(many.get(handler) ?? []), { index: i, key: p.key, item: { state, entity, event } }]);
+      else queue(p.key, i, () => handler.write(tx, state, { entity, event }));
       results[i] = {
         outcome: "settled",
         transition: { ...base, ...prior, outcome: "applied", changes: {}, resolution, note },
@@ -156,13 +162,23 @@ export async function applyBatch(
     }
   }
 
-  // The writes: one chain per entity, chains at once (the driver pipelines them), each in lease order.
+  // The writes: one chain per entity, chains at once (the driver pipelines them), each in lease order; and one
+  // statement per writeMany handler for all of its entities (an entity's writes are one handler's: its type's).
   const ordered = [...writes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
-  const settled = await Promise.allSettled(
-    ordered.map(async (chain) => {
+  const settled = await Promise.allSettled([
+    ...ordered.map(async (chain) => {
       for (const w of chain) (results[w.index] as Applied).transition!.changes = await w.run();
     }),
-  );
+    ...[...many.entries()].map(async ([handler, list]) => {
+      // By entity, in key order (the order the guard locked them in); stable, so a chain keeps lease order.
+      list.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const changes = await handler.writeMany!(
+        tx,
+        list.map((l) => l.item),
+      );
+      list.forEach((l, j) => ((results[l.index] as Applied).transition!.changes = changes[j] ?? {}));
+    }),
+  ]);
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failure) throw firstCause(settled);
   await storeFinals(tx, [...finals.values()]);

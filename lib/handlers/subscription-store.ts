@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
+import { pgArray } from "@/db/pg-array";
 import { diff } from "./read";
-import type { Changes } from "./types";
+import type { Changes, SnapshotWrite } from "./types";
 
 export interface SubscriptionState {
   externalId: string;
@@ -38,9 +39,70 @@ export async function writeSubscription(
   const prior = before?.found
     ? { customerId: before.customer_id, plan: before.plan, status: before.status }
     : undefined;
-  return diff(prior, { customerId: state.customerId, plan: state.plan, status: state.status }, [
-    "customerId",
-    "plan",
-    "status",
-  ]);
+  return diff(prior, fieldsOf(state), FIELDS);
+}
+
+const FIELDS = ["customerId", "plan", "status"] as const;
+const fieldsOf = (s: SubscriptionState) => ({ customerId: s.customerId, plan: s.plan, status: s.status });
+
+/**
+ * A batch's subscription writes in one statement: each subscription's last state in the batch is upserted
+ * (guarded by version as in writeSubscription), and the rows as they were come back, so each write's
+ * changes are diffed against what the one before it left (the stored row for the first of a chain).
+ */
+export async function writeSubscriptions(
+  tx: Tx,
+  source: "stripe" | "paddle",
+  items: readonly SnapshotWrite<SubscriptionState>[],
+): Promise<Changes[]> {
+  if (items.length === 0) return [];
+  const last = new Map<string, SnapshotWrite<SubscriptionState>>();
+  for (const item of items) last.set(item.state.externalId, item);
+  const finals = [...last.values()].sort((a, b) => (a.state.externalId < b.state.externalId ? -1 : 1));
+  const col = <T extends string | number | null>(f: (w: SnapshotWrite<SubscriptionState>) => T) => finals.map(f);
+  const old = rowsOf<{ external_id: string; customer_id: string | null; plan: string | null; status: string }>(
+    await tx.execute(sql`
+      with v as (
+        select * from unnest(${pgArray(
+          col((w) => w.state.externalId),
+          "text",
+        )}, ${pgArray(
+          col((w) => w.state.customerId),
+          "text",
+        )}, ${pgArray(
+          col((w) => w.state.plan),
+          "text",
+        )}, ${pgArray(
+          col((w) => w.state.status),
+          "text",
+        )}, ${pgArray(
+          col((w) => w.entity.version),
+          "bigint",
+        )}, ${pgArray(
+          col((w) => w.event.eventId),
+          "text",
+        )}) as v(external_id, customer_id, plan, status, version, event_id)
+      ), old as (
+        select s.external_id, s.customer_id, s.plan, s.status
+        from subscription s join v on s.source = ${source} and s.external_id = v.external_id
+      ), up as (
+        insert into subscription (source, external_id, customer_id, plan, status, version, updated_by_event, updated_at)
+        select ${source}, external_id, customer_id, plan, status, version, event_id, now() from v
+        order by external_id
+        on conflict (source, external_id) do update set customer_id = excluded.customer_id, plan = excluded.plan,
+          status = excluded.status, version = excluded.version, updated_by_event = excluded.updated_by_event,
+          updated_at = now()
+        where subscription.version <= excluded.version
+      )
+      select external_id, customer_id, plan, status from old`),
+  );
+  const before = new Map<string, ReturnType<typeof fieldsOf> | undefined>(
+    old.map((r) => [r.external_id, { customerId: r.customer_id, plan: r.plan, status: r.status }]),
+  );
+  return items.map((item) => {
+    const after = fieldsOf(item.state);
+    const changes = diff(before.get(item.state.externalId), after, FIELDS);
+    before.set(item.state.externalId, after);
+    return changes;
+  });
 }

@@ -46,6 +46,12 @@ export interface SnapshotHandler<State> {
    */
   write(tx: Tx, state: State, ctx: { entity: VersionedEntity; event: HandlerEvent }): Promise<Changes>;
   /**
+   * The same writes for a whole batch in one statement: `items` are every write the guard let through, by
+   * entity and, within one, in the order they apply (several per entity when a batch holds a chain). Must
+   * leave what calling `write` on each in turn leaves, and return each item's changes in the same order.
+   */
+  writeMany?(tx: Tx, items: readonly SnapshotWrite<State>[]): Promise<Changes[]>;
+  /**
    * Chain evidence for ties (docs/handlers.md): the whole object as this event left it, and, where the
    * provider says, the values its changed fields had just before (Stripe's data.previous_attributes).
    */
@@ -62,6 +68,12 @@ export interface SnapshotHandler<State> {
     path(entity: { type: string; id: string }): string;
     state(body: unknown, entity: VersionedEntity): State;
   };
+}
+
+export interface SnapshotWrite<State> {
+  state: State;
+  entity: VersionedEntity;
+  event: HandlerEvent;
 }
 
 export interface ChainEvidence {

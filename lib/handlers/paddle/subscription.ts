@@ -1,6 +1,6 @@
 import { isoToMicros } from "@/lib/providers/time";
 import { firstPriceId, objectAt, optionalString, stringAt } from "../read";
-import { writeSubscription, type SubscriptionState } from "../subscription-store";
+import { writeSubscription, writeSubscriptions, type SubscriptionState } from "../subscription-store";
 import { defineSnapshotHandler, HandlerInputError } from "../types";
 
 /** subscription.* → subscription, versioned by occurred_at in microseconds (Paddle sends six digits). */
@@ -21,6 +21,7 @@ export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
     return { entity: { type: "subscription", id: externalId, version }, state };
   },
   write: (tx, state, { entity, event }) => writeSubscription(tx, "paddle", state, entity.version, event.eventId),
+  writeMany: (tx, items) => writeSubscriptions(tx, "paddle", items),
   // Paddle sends no previous values; a tie (rare: microsecond versions) asks GET /subscriptions/{id}.
   current: {
     path: (entity) => `/subscriptions/${encodeURIComponent(entity.id)}`,

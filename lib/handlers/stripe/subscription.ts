@@ -1,5 +1,5 @@
 import { firstPriceId, integerAt, objectAt, optionalString, stringAt } from "../read";
-import { writeSubscription, type SubscriptionState } from "../subscription-store";
+import { writeSubscription, writeSubscriptions, type SubscriptionState } from "../subscription-store";
 import { defineSnapshotHandler, HandlerInputError } from "../types";
 
 /**
@@ -34,6 +34,7 @@ export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
     return { entity: { type: "subscription", id: state.externalId, version }, state };
   },
   write: (tx, state, { entity, event }) => writeSubscription(tx, "stripe", state, entity.version, event.eventId),
+  writeMany: (tx, items) => writeSubscriptions(tx, "stripe", items),
   // *.updated events carry the changed fields' previous values: the order of two events in one second.
   chain({ payload }) {
     const data = (payload as { data?: { object?: unknown; previous_attributes?: unknown } } | null)?.data;
