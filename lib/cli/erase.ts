@@ -1,11 +1,10 @@
 import { userInfo } from "node:os";
-import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { connectPostgres } from "@/db/client";
-import { migratePostgresUrl } from "@/db/migrate";
-import { EnvError, getEnv } from "@/lib/env";
+import { EnvError } from "@/lib/env";
 import { describeError, expectedErrorMessage } from "@/lib/errors";
 import { countSubjectEvents, eraseSubjectAs } from "@/lib/retention/erase";
+import { cliArgs } from "./args";
+import { cliDatabase } from "./database";
 
 const USAGE = `usage: npm run erase -- --subject <customer id or email> [--reference <ticket>] [--dry-run]
 Redacts every event that mentions the subject (payload, raw body, headers, timeline values), audited as cli:<you>.
@@ -13,36 +12,18 @@ Redacts every event that mentions the subject (payload, raw body, headers, timel
 
 /** `npm run erase`: exit 0 done, 1 failed, 2 bad usage, configuration or a refused subject. */
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        subject: { type: "string" },
-        reference: { type: "string" },
-        "dry-run": { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (err) {
-    console.error(`erase: ${describeError(err)}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.error(USAGE);
-    return 0;
-  }
+  const values = cliArgs("erase", USAGE, {
+    subject: { type: "string" },
+    reference: { type: "string" },
+    "dry-run": { type: "boolean", default: false },
+  });
+  if (typeof values === "number") return values;
   if (!values.subject) {
     console.error(`erase: --subject is required\n${USAGE}`);
     return 2;
   }
-  const env = getEnv();
-  if (!env.DATABASE_URL) {
-    console.error("erase: DATABASE_URL is required (on the embedded database, erase from the console's Erasure page).");
-    return 2;
-  }
-  await migratePostgresUrl(env.DATABASE_URL);
-  const handle = connectPostgres(env.DATABASE_URL, { max: 2, prepare: env.DATABASE_PREPARE });
+  const handle = await cliDatabase("erase", "on the embedded database, erase from the console's Erasure page");
+  if (!handle) return 2;
   const input = { subject: values.subject, reference: values.reference };
   try {
     if (values["dry-run"]) {

@@ -1,12 +1,11 @@
 import { userInfo } from "node:os";
-import { parseArgs } from "node:util";
-import { connectPostgres } from "@/db/client";
-import { migratePostgresUrl } from "@/db/migrate";
 import { EnvError, getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { previewRetention } from "@/lib/retention/preview";
 import { runRetention } from "@/lib/retention/run";
 import { retentionSettingsFromEnv } from "@/lib/retention/settings";
+import { cliArgs } from "./args";
+import { cliDatabase } from "./database";
 
 const USAGE = `usage: npm run prune [-- --dry-run]
 Deletes settled events older than RETENTION_DAYS (keeping a tombstone each), tombstones older than TOMBSTONE_DAYS,
@@ -15,31 +14,12 @@ finished replay runs older than REPLAY_RETENTION_DAYS and audit rows older than 
 
 /** `npm run prune`: exit 0 done, 1 failed, 2 bad usage or configuration, 130 stopped by a signal. */
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: process.argv.slice(2),
-      options: { "dry-run": { type: "boolean", default: false }, help: { type: "boolean", default: false } },
-    }));
-  } catch (err) {
-    console.error(`prune: ${describeError(err)}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.error(USAGE);
-    return 0;
-  }
-  const env = getEnv();
-  if (!env.DATABASE_URL) {
-    console.error(
-      "prune: DATABASE_URL is required (the embedded database belongs to the app process, whose worker prunes it).",
-    );
-    return 2;
-  }
-  await migratePostgresUrl(env.DATABASE_URL);
+  const values = cliArgs("prune", USAGE, { "dry-run": { type: "boolean", default: false } });
+  if (typeof values === "number") return values;
   // No statement bound of the app's pool: the dry run's exact counts read whole tables.
-  const handle = connectPostgres(env.DATABASE_URL, { max: 2, prepare: env.DATABASE_PREPARE });
-  const settings = retentionSettingsFromEnv(env);
+  const handle = await cliDatabase("prune", "the embedded database belongs to the app process, whose worker prunes it");
+  if (!handle) return 2;
+  const settings = retentionSettingsFromEnv(getEnv());
   try {
     if (values["dry-run"]) {
       const p = await previewRetention(handle.db, settings);

@@ -1,10 +1,9 @@
-import { parseArgs } from "node:util";
-import { connectPostgres } from "@/db/client";
-import { migratePostgresUrl } from "@/db/migrate";
-import { EnvError, getEnv } from "@/lib/env";
+import { EnvError } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { backfillSubjectTerms } from "@/lib/ledger/subject-terms";
 import type { EventKey } from "@/lib/ledger/types";
+import { cliArgs } from "./args";
+import { cliDatabase } from "./database";
 
 const USAGE = `usage: npm run reindex-search [-- --after <source>/<event id>] [--page <n>]
 Fills the search directory (prefix and name search: subject_term) from every event's payload, in primary-key
@@ -21,37 +20,19 @@ function parseAfter(value: string | undefined): EventKey | undefined | "bad" {
 
 /** `npm run reindex-search`: exit 0 done, 1 failed, 2 bad usage or configuration, 130 stopped by a signal. */
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        after: { type: "string" },
-        page: { type: "string", default: "500" },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (err) {
-    console.error(`reindex-search: ${describeError(err)}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.error(USAGE);
-    return 0;
-  }
+  const values = cliArgs("reindex-search", USAGE, {
+    after: { type: "string" },
+    page: { type: "string", default: "500" },
+  });
+  if (typeof values === "number") return values;
   const after = parseAfter(values.after);
   const page = Number(values.page);
   if (after === "bad" || !Number.isInteger(page) || page < 1 || page > 10_000) {
     console.error(`reindex-search: --after is <source>/<event id>, --page a whole number 1-10000\n${USAGE}`);
     return 2;
   }
-  const env = getEnv();
-  if (!env.DATABASE_URL) {
-    console.error("reindex-search: DATABASE_URL is required (the embedded database belongs to the app process).");
-    return 2;
-  }
-  await migratePostgresUrl(env.DATABASE_URL);
-  const handle = connectPostgres(env.DATABASE_URL, { max: 2, prepare: env.DATABASE_PREPARE });
+  const handle = await cliDatabase("reindex-search", "the embedded database belongs to the app process");
+  if (!handle) return 2;
   let stopped = false;
   const onSignal = () => {
     stopped = true;

@@ -103,34 +103,31 @@ export async function decideTie(tx: Tx, input: TieInput, providerApi?: ProviderA
   const theirs = applied && handler.chain?.(applied);
   // A state the API gave is no event's own: its event's evidence says nothing about it, so ask again.
   const fromApi = current.fromApi ?? (providerApi ? await appliedFromApi(tx, event.source, current.eventId) : false);
+  // Ordered by evidence: the later one applies (this event) or stays (the one applied).
+  const decided = (
+    order: "incoming-after" | "applied-after",
+    resolution: "chain" | "provider-time",
+    by: string,
+    why: { incoming: string; applied: string },
+  ): TieDecision => ({
+    apply: order === "incoming-after" ? "event" : "none",
+    resolution,
+    note:
+      `tie at version ${entity.version} with ${other}, resolved by ${by}: ` +
+      (order === "incoming-after" ? why.incoming : why.applied),
+  });
   const order = fromApi ? undefined : chainOrder(mine, theirs);
-  if (order === "incoming-after")
-    return {
-      apply: "event",
-      resolution: "chain",
-      note:
-        `tie at version ${entity.version} with ${other}, resolved by chain evidence: ` +
-        "this event's previous values are that event's state, so it came after",
-    };
-  if (order === "applied-after")
-    return {
-      apply: "none",
-      resolution: "chain",
-      note:
-        `tie at version ${entity.version} with ${other}, resolved by chain evidence: ` +
-        "that event's previous values are this event's state, so it came after this one",
-    };
+  if (order)
+    return decided(order, "chain", "chain evidence", {
+      incoming: "this event's previous values are that event's state, so it came after",
+      applied: "that event's previous values are this event's state, so it came after this one",
+    });
   const finer = fromApi || !applied ? undefined : await finerOrder(tx, handler, event, applied);
   if (finer)
-    return {
-      apply: finer.order === "incoming-after" ? "event" : "none",
-      resolution: "provider-time",
-      note:
-        `tie at version ${entity.version} with ${other}, resolved by ${finer.label}: ` +
-        (finer.order === "incoming-after"
-          ? "this event's is later, so it came after"
-          : "that event's is later, so it came after this one"),
-    };
+    return decided(finer.order, "provider-time", finer.label, {
+      incoming: "this event's is later, so it came after",
+      applied: "that event's is later, so it came after this one",
+    });
   let apiProblem: string | undefined;
   if (handler.current && providerApi) {
     try {

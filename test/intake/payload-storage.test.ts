@@ -33,7 +33,8 @@ describe("one stored copy of a payload", () => {
   it("[ledger] an ordinary event keeps its raw body only; the worker, the event page and the customer view read it parsed", async () => {
     // Spacing and key order as a provider sends them: the raw body stays byte for byte.
     const raw =
-      '{ "id": "evt_plain", "created": 1712917130,\n  "data": {"object": {"object": "invoice", "customer": "cus_Stored1", "amount_paid": 2000, "currency": "usd"}}}';
+      '{ "id": "evt_plain", "created": 1712917130,\n  "data": {"object": {"object": "invoice", ' +
+      '"customer": "cus_Stored1", "amount_paid": 2000, "currency": "usd"}}}';
     await claimOne(db, input("evt_plain", raw));
     expect(await stored("evt_plain")).toMatchObject({ copy: false, raw });
 

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../cli";
 import { rowsOf } from "@/db/client";
 import { setupTestDb } from "../db";
 import { drain, testSettings } from "../worker/helpers";
@@ -8,21 +8,7 @@ import { age, deliverStripe, tableCounts } from "./helpers";
 
 const { db } = setupTestDb();
 
-function cli(
-  file: "prune" | "erase",
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_OPTIONS: "" };
-  const child = spawn(process.execPath, ["--import", "tsx", `lib/cli/${file}.ts`, ...args], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (file: "prune" | "erase", args: string[]) => runCli(file, args);
 
 const json = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
 

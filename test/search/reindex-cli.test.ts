@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../cli";
 import type { Actor } from "@/lib/auth/roles";
 import { listEvents } from "@/lib/ledger/list-events";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
@@ -14,17 +14,7 @@ beforeEach(async () => {
   await db.execute(sql`truncate subject_term`);
 });
 
-function reindex(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/cli/reindex-search.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_OPTIONS: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const reindex = (args: string[]) => runCli("reindex-search", args);
 
 const found = async (q: string) => (await listEvents(db, support, { filter: { q } })).rows.map((r) => r.eventId).sort();
 
