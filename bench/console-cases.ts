@@ -286,9 +286,8 @@ export async function explain(
         const rows = await tx.unsafe(`explain (analyze, buffers) ${q}`, params as never[]);
         const plan = rows.map((r) => (r as Record<string, string>)["QUERY PLAN"]).join("\n");
         scans(plan, uses);
-        texts.push(
-          `-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${JSON.stringify(params, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v)).slice(0, 300)}\n${plan}`,
-        );
+        const shown = JSON.stringify(params, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+        texts.push(`-- ${q.replace(/\s+/g, " ").slice(0, 400)}\n-- params: ${shown.slice(0, 300)}\n${plan}`);
         throw new Rollback();
       })
       .catch((err: unknown) => {

@@ -149,8 +149,17 @@ function templates(P: Payloads, compact: boolean): Template[] {
 }
 
 /** The per-row replace chain: e = event serial, c = customer serial, o = object serial, m = email, f/l = name. */
-const fill = (expr: string) =>
-  `replace(replace(replace(replace(replace(replace(replace(replace(${expr}, '${E}', e), '${C}', c), '${O}', o), '${MAIL}', m), '${N1}', n1), '${N2}', n2), '${TOKEN.first}', f), '${TOKEN.last}', l)`;
+const FILLS = [
+  [E, "e"],
+  [C, "c"],
+  [O, "o"],
+  [MAIL, "m"],
+  [N1, "n1"],
+  [N2, "n2"],
+  [TOKEN.first, "f"],
+  [TOKEN.last, "l"],
+] as const;
+const fill = (expr: string) => FILLS.reduce((inner, [token, col]) => `replace(${inner}, '${token}', ${col})`, expr);
 
 // Customer names: 60 × 80 pairs, so a full name is shared by about one customer in 4,800 (as real names are).
 const FIRST =
@@ -203,7 +212,8 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
     const dead = Math.max(0, 1 - s.settled - (s.pending * 1.02) / s.rows);
     await sql.unsafe(
       `with g as (
-         select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn, (${s.rows} - i)::float8 / ${s.rows} * interval '${s.days ?? 30} days' + random() * interval '1 minute' as age
+         select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn,
+                (${s.rows} - i)::float8 / ${s.rows} * interval '${s.days ?? 30} days' + random() * interval '1 minute' as age
          from generate_series(1, ${s.rows}) i
        ), r as (
          select g.*, t.*, lpad(i::text, 11, '0') as e, 'B' || lpad(cn::text, 9, '0') as c, 'B' || lpad(i::text, 10, '0') as o,

@@ -31,11 +31,19 @@ function CopyButtons({ path, value }: { path: string; value: Json }) {
       setTimeout(() => setCopied(undefined), 1200);
     });
   };
-  const button =
-    "cursor-pointer rounded border border-border bg-card px-1 py-0 font-sans text-[0.6875rem] leading-4 text-muted-foreground hover:bg-accent hover:text-accent-foreground";
+  const button = cn(
+    "cursor-pointer rounded border border-border bg-card px-1 py-0 font-sans text-[0.6875rem] leading-4",
+    "text-muted-foreground hover:bg-accent hover:text-accent-foreground",
+  );
   return (
     // Over the row's end, not in its flow: hidden buttons that wrapped would leave blank lines on a phone.
-    <span className="absolute top-0.5 right-1 inline-flex gap-1 pointer-events-none rounded bg-muted opacity-0 group-focus-within/row:pointer-events-auto group-focus-within/row:opacity-100 group-hover/row:pointer-events-auto group-hover/row:opacity-100">
+    <span
+      className={cn(
+        "absolute top-0.5 right-1 inline-flex gap-1 pointer-events-none rounded bg-muted opacity-0",
+        "group-focus-within/row:pointer-events-auto group-focus-within/row:opacity-100",
+        "group-hover/row:pointer-events-auto group-hover/row:opacity-100",
+      )}
+    >
       <button type="button" className={button} onClick={copy("path")} title={`Copy the path ${path || "(root)"}`}>
         {copied === "path" ? "copied" : "path"}
       </button>

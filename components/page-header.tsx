@@ -1,5 +1,18 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { cn } from "./ui/cn";
+
+/** A page's `crumbs`: the page it sits under, as a link, then the rest of the way: "Events / stripe". */
+export function Breadcrumb({ href, parent, children }: { href: string; parent: string; children: ReactNode }) {
+  return (
+    <>
+      <Link href={href} className="hover:text-foreground hover:underline">
+        {parent}
+      </Link>{" "}
+      / {children}
+    </>
+  );
+}
 
 /** A page's title row: the title and a line of context on the left, its actions on the right (wrapping on phones). */
 export function PageHeader({

@@ -156,7 +156,8 @@ function parseHolder(raw: string): LockHolder | undefined {
 
 function lockedMessage(dir: string, lockPath: string, holder: LockHolder | undefined): string {
   const who = holder
-    ? `process ${holder.pid}${holder.command ? ` (${holder.command})` : ""}${holder.hostname === hostname() ? "" : ` on ${holder.hostname}`}, since ${holder.startedAt}`
+    ? `process ${holder.pid}${holder.command ? ` (${holder.command})` : ""}` +
+      `${holder.hostname === hostname() ? "" : ` on ${holder.hostname}`}, since ${holder.startedAt}`
     : "another process";
   return (
     `the embedded database in ${dir} is in use by ${who}. ` +

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 /**
  * A loggable one-line reason. drizzle wraps driver errors as "Failed query: <sql> params: <values>";
  * the params can hold payloads, so only the innermost driver message is kept.
@@ -22,6 +24,16 @@ export class ValidationError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The input as `schema` parses it, or a ValidationError with the first issue's message and field. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ValidationError(issue?.message ?? "invalid input", issue?.path.join(".") || undefined);
+  }
+  return parsed.data;
 }
 
 /** The service cannot answer now (database down or stalled, intake full); the same request may succeed later. */

@@ -7,7 +7,14 @@ export function setupTestDb(opts: { max?: number } = {}): DbHandle {
   const handle = connectPostgres(inject("databaseUrl"), { max: opts.max ?? 10 });
   beforeEach(async () => {
     await handle.db.execute(
-      sql`truncate webhook_event, webhook_delivery, webhook_attempt, entity_version, entity_transition, subscription, "order", customer_total, replay_run, audit_log, auth_user, auth_session, auth_account, auth_verification, auth_rate_limit, app_setting, webhook_refusal, webhook_source_secret, webhook_source, alert_rule, alert_incident, alert_notification, alert_delivery, alert_evaluator, alert_source_activity, webhook_tombstone, retention_run, subject_term, delivery_minute, delivery_rollup restart identity cascade`,
+      sql`truncate
+            webhook_event, webhook_delivery, webhook_attempt, entity_version, entity_transition,
+            subscription, "order", customer_total, replay_run, audit_log,
+            auth_user, auth_session, auth_account, auth_verification, auth_rate_limit, app_setting,
+            webhook_refusal, webhook_source_secret, webhook_source,
+            alert_rule, alert_incident, alert_notification, alert_delivery, alert_evaluator, alert_source_activity,
+            webhook_tombstone, retention_run, subject_term, delivery_minute, delivery_rollup
+          restart identity cascade`,
     );
   });
   afterAll(async () => {

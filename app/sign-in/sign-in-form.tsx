@@ -3,6 +3,7 @@
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { SignInEmailField } from "@/components/account-fields";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
@@ -42,10 +43,7 @@ export function SignInForm({ next }: { next: string }) {
 
   return (
     <form className="flex flex-col gap-3" action={onSubmit}>
-      <Label>
-        Email
-        <Input name="email" type="email" autoComplete="username" required autoFocus />
-      </Label>
+      <SignInEmailField />
       <Label>
         Password
         <Input name="password" type="password" autoComplete="current-password" required />

@@ -33,7 +33,9 @@ function NavLinks({
             title={collapsed ? item.label : undefined}
             aria-current={isCurrent(path, item.href) ? "page" : undefined}
             className={cn(
-              "flex h-8 items-center gap-2.5 rounded-md px-2.5 text-sm text-sidebar-foreground hover:bg-sidebar-accent hover:text-white aria-[current=page]:bg-sidebar-accent aria-[current=page]:font-medium aria-[current=page]:text-white",
+              "flex h-8 items-center gap-2.5 rounded-md px-2.5 text-sm text-sidebar-foreground",
+              "hover:bg-sidebar-accent hover:text-white",
+              "aria-[current=page]:bg-sidebar-accent aria-[current=page]:font-medium aria-[current=page]:text-white",
               collapsed && "justify-center px-0",
             )}
           >

@@ -1,8 +1,10 @@
 import type { ComponentProps } from "react";
 import { cn } from "./cn";
 
-export const fieldClass =
-  "h-9 w-full min-w-0 rounded-md border border-input bg-card px-2.5 text-sm shadow-xs placeholder:text-muted-foreground/70 disabled:opacity-50 aria-invalid:border-destructive";
+export const fieldClass = cn(
+  "h-9 w-full min-w-0 rounded-md border border-input bg-card px-2.5 text-sm shadow-xs",
+  "placeholder:text-muted-foreground/70 disabled:opacity-50 aria-invalid:border-destructive",
+);
 
 export function Input({ className, ...props }: ComponentProps<"input">) {
   return <input data-slot="input" className={cn(fieldClass, className)} {...props} />;

@@ -43,7 +43,8 @@ test("[ui] the alerts page shows channels, rules and an admin's rule controls at
   // A firing and a resolved incident, and a message that gave up and one still retrying, to see the tables.
   await sql`insert into alert_incident (rule, subject, state, summary, opened_at, resolved_at, resolution) values
     ('backlog_age', ${`backlog-${tag}`}, 'firing', 'The oldest pending event has waited 42 minutes (threshold 15)', now() - interval '40 minutes', null, null),
-    ('source_silent', ${`source:shop-${tag}`}, 'resolved', ${`Source shop-${tag} had no delivery for 6 hours`}, now() - interval '7 hours', now() - interval '1 hour', 'a delivery arrived')`;
+    ('source_silent', ${`source:shop-${tag}`}, 'resolved', ${`Source shop-${tag} had no delivery for 6 hours`},
+     now() - interval '7 hours', now() - interval '1 hour', 'a delivery arrived')`;
   const [note] = await sql`insert into alert_notification (rule, kind, summary, incident_ids, payload)
     values ('backlog_age', 'firing', 'Backlog older than 15 minutes: 1 firing', '{}', '{}'::jsonb) returning id`;
   await sql`insert into alert_delivery (notification_id, channel, status, attempts, next_attempt_at, last_status, last_error, created_at) values

@@ -193,7 +193,8 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
       }),
     );
     await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
-              values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'timeout', ${[`cus_Bulk${tag}`]})`;
+              values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb,
+                      'dead', 8, 'timeout', ${[`cus_Bulk${tag}`]})`;
   }
   await signInAt(page, `/events?status=dead&q=cus_Bulk${tag}`, users.ops, PW);
   await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(3);

@@ -197,7 +197,8 @@ test("[ui] tabs switch; raw body and cURL copy exactly what was delivered", asyn
 test("[ui] a dead event opens its payload at the path its error names, and ops can requeue it", async ({ page }) => {
   await signInAt(page, `/events/stripe/${id("dead")}`, users.ops, PW);
   await expect(summary(page)).toHaveText(
-    "Dead because payload has no data.object.items.data[0].price.id (a subscription needs at least one item) after 1 of 8 attempts (a permanent error: retrying cannot fix it).",
+    "Dead because payload has no data.object.items.data[0].price.id (a subscription needs at least one item) " +
+      "after 1 of 8 attempts (a permanent error: retrying cannot fix it).",
   );
   const node = panel(page, "Payload").locator('[data-path="data.object.items.data[0].price.id"]');
   await expect(node).toBeVisible();

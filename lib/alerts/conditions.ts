@@ -147,7 +147,9 @@ export async function backlogOutcome(tx: Tx, minutes: number, resolveAfterMs = 0
     const n = Number(waiting?.n ?? 0);
     now.set("backlog", {
       subject: "backlog",
-      summary: `The backlog's oldest event (${oldest.source}/${oldest.event_id}) has been due for ${fmtMinutes(due)} (threshold ${minutes} min); ${n > 100_000 ? "100,000+" : n.toLocaleString("en")} events due`,
+      summary:
+        `The backlog's oldest event (${oldest.source}/${oldest.event_id}) has been due for ${fmtMinutes(due)} ` +
+        `(threshold ${minutes} min); ${n > 100_000 ? "100,000+" : n.toLocaleString("en")} events due`,
       detail: {
         oldest: `${oldest.source}/${oldest.event_id}`,
         dueSeconds: Math.round(due),

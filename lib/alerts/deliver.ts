@@ -50,14 +50,7 @@ async function leaseDue(db: Db, s: DeliverSettings): Promise<Leased[]> {
         last_error = coalesce(last_error, 'the sender stopped during its last attempt')
     where status = 'sending' and lease_expires_at < now() and attempts >= ${s.maxAttempts}`);
   const leaseMs = s.sendTimeoutMs * 2 + 5000;
-  const rows = rowsOf<{
-    id: number;
-    channel: AlertChannel;
-    attempts: number;
-    token: string;
-    notification: number;
-    payload: Omit<NotificationPayload, "notification">;
-  }>(
+  const rows = rowsOf<Leased>(
     await db.execute(sql`
       with due as (
         select id from alert_delivery

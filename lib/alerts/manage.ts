@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import { ALERT_RULES, alertRule } from "@/db/schema/alerts";
 import { audited } from "@/lib/auth/audited";
 import type { Actor } from "@/lib/auth/roles";
-import { ValidationError } from "@/lib/errors";
+import { parseInput, ValidationError } from "@/lib/errors";
 import { RULE_DEFINITIONS } from "./rules";
 
 export const SetAlertRuleInput = z.object({
@@ -21,15 +21,6 @@ export type SetAlertRuleInput = z.input<typeof SetAlertRuleInput>;
 export const ResetAlertRuleInput = z.object({ rule: z.enum(ALERT_RULES, { error: "Choose a rule" }) });
 export type ResetAlertRuleInput = z.input<typeof ResetAlertRuleInput>;
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ValidationError(issue?.message ?? "invalid input", issue?.path.join(".") || undefined);
-  }
-  return parsed.data;
-}
-
 /** Turns a rule on or off and sets its threshold; the console's setting wins over the deploy's default. */
 export async function setAlertRule({
   db,
@@ -42,7 +33,7 @@ export async function setAlertRule({
 }): Promise<{ rule: string; enabled: boolean; threshold: number | null }> {
   const entry = { action: "alerts.set-rule", target: `alert-rule:${String(input.rule ?? "")}` };
   return audited(db, actor, "alerts.manage", entry, async (tx, who, current) => {
-    const i = parse(SetAlertRuleInput, input);
+    const i = parseInput(SetAlertRuleInput, input);
     const def = RULE_DEFINITIONS[i.rule];
     let threshold: number | null = null;
     if (def.unit) {
@@ -83,7 +74,7 @@ export async function resetAlertRule({
 }): Promise<{ rule: string }> {
   const entry = { action: "alerts.reset-rule", target: `alert-rule:${String(input.rule ?? "")}` };
   return audited(db, actor, "alerts.manage", entry, async (tx, _who, current) => {
-    const i = parse(ResetAlertRuleInput, input);
+    const i = parseInput(ResetAlertRuleInput, input);
     const removed = await tx.delete(alertRule).where(eq(alertRule.rule, i.rule)).returning();
     current.detail = { had: removed[0] ? { enabled: removed[0].enabled, threshold: removed[0].threshold } : null };
     return { rule: i.rule };

@@ -12,6 +12,7 @@ import {
   type IncidentState,
   type NotificationKind,
 } from "@/db/schema/alerts";
+import { listLimit, type ListArgs } from "@/lib/auth/list-args";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { describeChannels, type AlertChannels, type ChannelView } from "./channels";
 import { effectiveRules, RULE_DEFINITIONS, RULE_ORDER, type EffectiveRule, type RuleDefinition } from "./rules";
@@ -93,15 +94,7 @@ export interface IncidentRow {
 }
 
 /** Newest first: firing and resolved incidents. */
-export async function listAlertIncidents({
-  db,
-  actor,
-  limit = 50,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  limit?: number;
-}): Promise<IncidentRow[]> {
+export async function listAlertIncidents({ db, actor, limit }: ListArgs): Promise<IncidentRow[]> {
   authorize(actor, "alerts.read");
   return db
     .select({
@@ -117,7 +110,7 @@ export async function listAlertIncidents({
     })
     .from(alertIncident)
     .orderBy(desc(alertIncident.id))
-    .limit(Math.min(200, Math.max(1, limit)));
+    .limit(listLimit(limit));
 }
 
 export interface DeliveryRow {
@@ -136,15 +129,7 @@ export interface DeliveryRow {
 }
 
 /** Newest first: each message to each channel, how it went, and when it is tried again. */
-export async function listAlertDeliveries({
-  db,
-  actor,
-  limit = 50,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  limit?: number;
-}): Promise<DeliveryRow[]> {
+export async function listAlertDeliveries({ db, actor, limit }: ListArgs): Promise<DeliveryRow[]> {
   authorize(actor, "alerts.read");
   return db
     .select({
@@ -164,5 +149,5 @@ export async function listAlertDeliveries({
     .from(alertDelivery)
     .innerJoin(alertNotification, eq(alertNotification.id, alertDelivery.notificationId))
     .orderBy(desc(alertDelivery.id))
-    .limit(Math.min(200, Math.max(1, limit)));
+    .limit(listLimit(limit));
 }

@@ -4,6 +4,13 @@ import { writeAnonymousRefusal, writeAudit } from "@/lib/audit";
 import { describeError } from "@/lib/errors";
 import { authorize, ForbiddenError, type Actor, type Permission } from "./roles";
 
+/** What a console verb takes: verbNoun({ db, actor, input }), the input not parsed yet (the verb parses it). */
+export interface VerbArgs<Input> {
+  db: Db;
+  actor: Actor | undefined;
+  input: Input;
+}
+
 export interface AuditedAction {
   action: string;
   target: string;

@@ -35,7 +35,10 @@ export type SignInVerdict = { allowed: true } | { allowed: false; waitMs: number
 export async function claimSignInAttempt(db: Db, email: string, now = Date.now()): Promise<SignInVerdict> {
   const key = keyFor(email);
   const stale = sql`${now}::bigint - ${authRateLimit.lastRequest} > ${FORGET_MS}::bigint`;
-  const waited = sql`${now}::bigint >= ${authRateLimit.lastRequest} + least(${MAX_MS}::float8, ${BASE_MS}::float8 * power(2::float8, least(${MAX_DOUBLINGS}, greatest(0, ${authRateLimit.count} - ${FREE_ATTEMPTS}))))`;
+  // waitAfter(count) in SQL: BASE_MS doubled once per attempt past the free ones, capped at MAX_MS.
+  const doublings = sql`least(${MAX_DOUBLINGS}, greatest(0, ${authRateLimit.count} - ${FREE_ATTEMPTS}))`;
+  const wait = sql`least(${MAX_MS}::float8, ${BASE_MS}::float8 * power(2::float8, ${doublings}))`;
+  const waited = sql`${now}::bigint >= ${authRateLimit.lastRequest} + ${wait}`;
   const claimed = await db
     .insert(authRateLimit)
     .values({ id: randomUUID(), key, count: 1, lastRequest: now })

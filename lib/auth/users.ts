@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
-import { audited } from "./audited";
+import { audited, type AuditedAction, type VerbArgs } from "./audited";
 import { authorize, type Actor } from "./roles";
 import { MAX_NAME_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
 
@@ -87,15 +87,7 @@ export async function lockUserChanges(tx: Db): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(7312604118022020)`);
 }
 
-export async function createUser({
-  db,
-  actor,
-  input,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  input: CreateUserInput;
-}): Promise<{ id: string }> {
+export async function createUser({ db, actor, input }: VerbArgs<CreateUserInput>): Promise<{ id: string }> {
   const entry = {
     action: "users.create",
     target: userTarget(input.email),
@@ -116,23 +108,23 @@ async function adminsBesides(tx: Db, userId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-async function getUser(tx: Db, userId: string) {
+/** Takes the user-changes lock, then the user's row, and names the user in the audit entry. */
+async function lockUser(tx: Db, userId: string, entry: AuditedAction) {
+  await lockUserChanges(tx);
   const [user] = await tx.select().from(authUser).where(eq(authUser.id, userId)).for("update");
   if (!user) throw new NotFoundError(`no user ${userId}`);
+  entry.target = `user:${user.email}`;
   return user;
+}
+
+/** Refuses a change that would leave no enabled admin besides `userId`. */
+async function keepAnotherAdmin(tx: Db, userId: string): Promise<void> {
+  if ((await adminsBesides(tx, userId)) === 0) throw new ConflictError("at least one enabled admin must remain");
 }
 
 export const SetRoleInput = z.object({ userId: z.string().min(1), role: z.enum(ROLES) });
 
-export async function setUserRole({
-  db,
-  actor,
-  input,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  input: z.input<typeof SetRoleInput>;
-}): Promise<void> {
+export async function setUserRole({ db, actor, input }: VerbArgs<z.input<typeof SetRoleInput>>): Promise<void> {
   await audited(
     db,
     actor,
@@ -140,12 +132,9 @@ export async function setUserRole({
     { action: "users.set-role", target: userTarget(input.userId) },
     async (tx, _who, entry) => {
       const { userId, role } = SetRoleInput.parse(input);
-      await lockUserChanges(tx);
-      const user = await getUser(tx, userId);
-      entry.target = `user:${user.email}`;
+      const user = await lockUser(tx, userId, entry);
       entry.detail = { from: user.role, to: role };
-      if (user.role === "admin" && role !== "admin" && (await adminsBesides(tx, userId)) === 0)
-        throw new ConflictError("at least one enabled admin must remain");
+      if (user.role === "admin" && role !== "admin") await keepAnotherAdmin(tx, userId);
       await tx.update(authUser).set({ role, updatedAt: new Date() }).where(eq(authUser.id, userId));
     },
   );
@@ -154,27 +143,16 @@ export async function setUserRole({
 export const SetDisabledInput = z.object({ userId: z.string().min(1), disabled: z.boolean() });
 
 /** Disabling ends every session of the user in the same transaction: they are out at their next request. */
-export async function setUserDisabled({
-  db,
-  actor,
-  input,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  input: z.input<typeof SetDisabledInput>;
-}): Promise<void> {
+export async function setUserDisabled({ db, actor, input }: VerbArgs<z.input<typeof SetDisabledInput>>): Promise<void> {
   const entry = {
     action: input.disabled === false ? "users.enable" : "users.disable",
     target: userTarget(input.userId),
   };
   await audited(db, actor, "users.manage", entry, async (tx, who, current) => {
     const { userId, disabled } = SetDisabledInput.parse(input);
-    await lockUserChanges(tx);
-    const user = await getUser(tx, userId);
-    current.target = `user:${user.email}`;
+    const user = await lockUser(tx, userId, current);
     if (disabled && user.id === who.id) throw new ConflictError("you cannot disable your own account");
-    if (disabled && user.role === "admin" && (await adminsBesides(tx, userId)) === 0)
-      throw new ConflictError("at least one enabled admin must remain");
+    if (disabled && user.role === "admin") await keepAnotherAdmin(tx, userId);
     await tx
       .update(authUser)
       .set({ banned: disabled, banReason: disabled ? `disabled by ${who.email}` : null, updatedAt: new Date() })
@@ -199,12 +177,7 @@ export async function changePassword({
   actor,
   input,
   currentSessionId,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  input: z.input<typeof ChangePasswordInput>;
-  currentSessionId?: string;
-}): Promise<void> {
+}: VerbArgs<z.input<typeof ChangePasswordInput>> & { currentSessionId?: string }): Promise<void> {
   await audited(
     db,
     actor,

@@ -156,7 +156,8 @@ async function main() {
   console.log(`\n  Webhook Ledger is running at ${url}`);
   if (embedded)
     console.log(
-      `  Sign in as ${env.ADMIN_EMAIL} / ${env.ADMIN_EMAIL === demo.adminEmail ? demo.adminPassword : "(your ADMIN_PASSWORD)"}\n  Demo webhook secrets are in ${DEMO_FILE}; remove ${DATA}/ to start over.\n`,
+      `  Sign in as ${env.ADMIN_EMAIL} / ${env.ADMIN_EMAIL === demo.adminEmail ? demo.adminPassword : "(your ADMIN_PASSWORD)"}\n` +
+        `  Demo webhook secrets are in ${DEMO_FILE}; remove ${DATA}/ to start over.\n`,
     );
   await server.exited;
   process.exit(server.exit?.code ?? (interrupted ? 0 : 1));

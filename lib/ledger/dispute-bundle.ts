@@ -100,7 +100,10 @@ export function signatureScheme(
       const header = signedContent === "body" ? undefined : signedContent.timestampHeader.toLowerCase();
       return {
         kind,
-        description: `HMAC-${algorithm.toUpperCase()} of \`${what}\`, ${encoding} in ${signatureHeader}${prefix ? ` (${prefix}…)` : ""}${header ? `, timestamp in ${header}` : ""}`,
+        description:
+          `HMAC-${algorithm.toUpperCase()} of \`${what}\`, ${encoding} in ${signatureHeader}` +
+          (prefix ? ` (${prefix}…)` : "") +
+          (header ? `, timestamp in ${header}` : ""),
         signedTimestamp: header ? stamp(parseUnixSeconds(h(header)), header) : null,
       };
     }
@@ -292,7 +295,8 @@ export async function buildDisputeBundle(
   if (found.found > found.keys.length)
     limits.push(
       found.capped
-        ? `more than ${(found.found - 1).toLocaleString("en")} events mention this value (an id many events share, not one customer): these are the newest ${found.keys.length} of those found first`
+        ? `more than ${(found.found - 1).toLocaleString("en")} events mention this value ` +
+            `(an id many events share, not one customer): these are the newest ${found.keys.length} of those found first`
         : `${found.found.toLocaleString("en")} events mention this subject: these are the newest ${SUBJECT_EVENT_LIMIT}`,
     );
   if (omitted.length) limits.push(`${omitted.length} events left out for size: see omitted`);

@@ -81,7 +81,8 @@ export async function groupMembersCondition(
   );
   if (candidates.length > GROUP_CANDIDATE_MAX)
     throw new ConflictError(
-      `more than ${GROUP_CANDIDATE_MAX.toLocaleString("en")} events share this group's source, type and status; requeue them from Events, a time window at a time`,
+      `more than ${GROUP_CANDIDATE_MAX.toLocaleString("en")} events share this group's source, type and status; ` +
+        "requeue them from Events, a time window at a time",
     );
   const members = candidates
     .filter((c) => errorKindOfMessage(c.message) === group.errorKind && failurePattern(c.message) === group.pattern)

@@ -37,7 +37,8 @@ export function githubLister(opts: GithubListerOptions, deps: ListerDeps): Repla
     accept: "application/vnd.github+json",
     "x-github-api-version": "2022-11-28",
   };
-  const hook = `${opts.base.replace(/\/$/, "")}/repos/${encodeURIComponent(opts.owner)}/${encodeURIComponent(opts.repo)}/hooks/${encodeURIComponent(opts.hookId)}/deliveries`;
+  const repo = `${opts.base.replace(/\/$/, "")}/repos/${encodeURIComponent(opts.owner)}/${encodeURIComponent(opts.repo)}`;
+  const hook = `${repo}/hooks/${encodeURIComponent(opts.hookId)}/deliveries`;
 
   async function load(id: string, guid: string, event: string) {
     let body: unknown;

@@ -246,7 +246,9 @@ export async function executeReplayRun(start: ReplayRun, deps: ExecuteDeps): Pro
         if (!run.dryRun && run.new > before) deps.onClaimed?.(run.new - before);
       } catch (err) {
         if (stop.signal.aborted || err instanceof LeaseLostError) throw err;
-        const message = `${step} failed: ${describeError(err)}. Nothing from that page was counted; resume it from cursor ${run.cursor ?? "start"} (Resume in the console, or npm run replay -- --resume ${run.id}).`;
+        const message =
+          `${step} failed: ${describeError(err)}. Nothing from that page was counted; ` +
+          `resume it from cursor ${run.cursor ?? "start"} (Resume in the console, or npm run replay -- --resume ${run.id}).`;
         deps.log?.(`replay ${run.id}: ${message}`);
         return await finish(db, run, lease, { status: "failed", lastError: message, finishedAt: sql`now()` });
       }

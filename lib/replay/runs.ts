@@ -5,6 +5,7 @@ import type { Db } from "@/db/client";
 import { REPLAY_SOURCES, replayRun, type ReplayParams, type ReplayRun } from "@/db/schema/replay";
 import { writeAudit } from "@/lib/audit";
 import { audited } from "@/lib/auth/audited";
+import { listLimit, type ListArgs } from "@/lib/auth/list-args";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import { parseGithubHook } from "./sources";
@@ -140,21 +141,9 @@ export async function getReplayRun(db: Db, id: number): Promise<ReplayRun | unde
   return row;
 }
 
-export async function listReplayRuns({
-  db,
-  actor,
-  limit = 50,
-}: {
-  db: Db;
-  actor: Actor | undefined;
-  limit?: number;
-}): Promise<ReplayRun[]> {
+export async function listReplayRuns({ db, actor, limit }: ListArgs): Promise<ReplayRun[]> {
   authorize(actor, "replay.read");
-  return db
-    .select()
-    .from(replayRun)
-    .orderBy(desc(replayRun.id))
-    .limit(Math.min(Math.max(limit, 1), 200));
+  return db.select().from(replayRun).orderBy(desc(replayRun.id)).limit(listLimit(limit));
 }
 
 /**

@@ -47,6 +47,14 @@ export async function previewRetention(
     sql`(select count(*)::int from ${sql.identifier(table)} c
          where exists (select 1 from webhook_event e where e.source = c.source and e.event_id = c.event_id
                        and ${prunable(cut.events)}))`;
+  // These counts have no cap, so a capped (console) preview leaves them out.
+  const rowCounts =
+    cap === undefined
+      ? sql`,
+             ${children("webhook_delivery")} as deliveries,
+             ${children("webhook_attempt")} as attempts,
+             ${children("entity_transition")} as transitions`
+      : sql``;
   const [row] = rowsOf<Record<string, number | string | null>>(
     await db.execute(sql`
       select ${counted(sql`webhook_event e where ${prunable(cut.events)}`, cap)} as events,
@@ -55,7 +63,7 @@ export async function previewRetention(
              ${cut.audit ? counted(sql`audit_log where at < ${ts(cut.audit)}`, cap) : sql`0`} as audit_rows,
              ${counted(sql`webhook_event where status in ('failed', 'dead') and received_at < ${ts(cut.events)}`, cap)} as kept_unsettled,
              (select min(received_at) from webhook_event where status = 'settled')::text as oldest
-             ${cap === undefined ? sql`, ${children("webhook_delivery")} as deliveries, ${children("webhook_attempt")} as attempts, ${children("entity_transition")} as transitions` : sql``}`),
+             ${rowCounts}`),
   );
   const n = (k: string) => Number(row?.[k] ?? 0);
   return {

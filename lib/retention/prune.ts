@@ -82,6 +82,13 @@ async function waitForOlderSnapshots(db: Db, xid: string, waitMs: number, signal
   }
 }
 
+/** A CTE of deleteEvents: the victims' rows in `table`, each table keyed by (source, event_id), deleted. */
+const deleteVictims = (table: string) =>
+  sql`delete from ${sql.identifier(table)} x
+      using victims v
+      where x.source = v.source and x.event_id = v.event_id
+      returning 1`;
+
 /** Delete the batch's events still settled and not locked, with their deliveries, attempts and timeline rows. */
 async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]) {
   const [row] = rowsOf<Omit<PruneCounts, "tombstones" | "replayRuns" | "auditRows" | "batches">>(
@@ -93,19 +100,11 @@ async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]
           on e.source = k.source and e.event_id = k.event_id
         where e.status = 'settled'
         for update of e skip locked
-      ), deliveries as (
-        delete from webhook_delivery d using victims v where d.source = v.source and d.event_id = v.event_id
-        returning 1
-      ), attempts as (
-        delete from webhook_attempt a using victims v where a.source = v.source and a.event_id = v.event_id
-        returning 1
-      ), transitions as (
-        delete from entity_transition t using victims v where t.source = v.source and t.event_id = v.event_id
-        returning 1
-      ), events as (
-        delete from webhook_event e using victims v where e.source = v.source and e.event_id = v.event_id
-        returning 1
-      )
+      ),
+      deliveries as (${deleteVictims("webhook_delivery")}),
+      attempts as (${deleteVictims("webhook_attempt")}),
+      transitions as (${deleteVictims("entity_transition")}),
+      events as (${deleteVictims("webhook_event")})
       select (select count(*)::int from events) as events, (select count(*)::int from deliveries) as deliveries,
              (select count(*)::int from attempts) as attempts, (select count(*)::int from transitions) as transitions`),
   );

@@ -33,7 +33,9 @@ export function startRetentionSchedule(opts: {
       });
       if (run && run.events + run.tombstones + run.replayRuns + run.auditRows > 0)
         opts.log(
-          `retention run ${run.id}: ${run.status}, pruned ${run.events} events (${run.deliveries} deliveries, ${run.attempts} attempts, ${run.transitions} timeline rows), ${run.tombstones} tombstones, ${run.replayRuns} replay runs, ${run.auditRows} audit rows`,
+          `retention run ${run.id}: ${run.status}, pruned ${run.events} events ` +
+            `(${run.deliveries} deliveries, ${run.attempts} attempts, ${run.transitions} timeline rows), ` +
+            `${run.tombstones} tombstones, ${run.replayRuns} replay runs, ${run.auditRows} audit rows`,
         );
     })()
       .catch((err: unknown) => opts.log(`retention: ${describeError(err)}`))

@@ -4,6 +4,27 @@
  * the entity version is the event's.
  */
 
+/** The v1 event around a snapshot (`data.object`), the same envelope on every type; keys in Stripe's order. */
+function stripeEvent<Type extends string, Data>(event: {
+  id: string;
+  created: number;
+  data: Data;
+  request: { id: string | null; idempotency_key: string | null };
+  type: Type;
+}) {
+  return {
+    id: event.id,
+    object: "event",
+    api_version: "2024-04-10",
+    created: event.created,
+    data: event.data,
+    livemode: false,
+    pending_webhooks: 1,
+    request: event.request,
+    type: event.type,
+  };
+}
+
 export interface StripeSubscriptionEventInput {
   eventId?: string;
   type?: "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted";
@@ -22,12 +43,11 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
   const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
   const objectCreated = input.objectCreated ?? 1679588735;
   const created = input.created ?? 1712917129;
-  const type = input.type ?? "customer.subscription.updated";
-  return {
+  return stripeEvent({
     id: input.eventId ?? "evt_1P4nHlLgUG5tbmjcQvZ6LJ6R",
-    object: "event",
-    api_version: "2024-04-10",
     created,
+    request: { id: "req_7Gv5JYb2GnUqY9", idempotency_key: "3f6c8a1e-52f1-4c2e-9d0b-6a7e4b1c2d3f" },
+    type: input.type ?? "customer.subscription.updated",
     data: {
       object: {
         id: subscriptionId,
@@ -104,11 +124,7 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
       },
       previous_attributes: input.previousAttributes ?? { status: "past_due" },
     },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: "req_7Gv5JYb2GnUqY9", idempotency_key: "3f6c8a1e-52f1-4c2e-9d0b-6a7e4b1c2d3f" },
-    type,
-  };
+  });
 }
 
 export interface StripeInvoicePaidEventInput {
@@ -127,11 +143,11 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
   const created = input.created ?? 1712917130;
   const amount = input.amount ?? 2000;
   const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
-  return {
+  return stripeEvent({
     id: input.eventId ?? "evt_1P4nHmLgUG5tbmjcWm0Ip3Xq",
-    object: "event",
-    api_version: "2024-04-10",
     created,
+    request: { id: null, idempotency_key: null },
+    type: "invoice.paid",
     data: {
       object: {
         id: invoiceId,
@@ -195,11 +211,7 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
         total: amount,
       },
     },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type: "invoice.paid",
-  };
+  });
 }
 
 export interface StripeThinEventInput {

@@ -5,7 +5,7 @@ import type { Db, Tx } from "@/db/client";
 import { SOURCE_SLUG, SOURCE_STATES, webhookSource, webhookSourceSecret } from "@/db/schema/sources";
 import { audited } from "@/lib/auth/audited";
 import type { Actor } from "@/lib/auth/roles";
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, parseInput, ValidationError } from "@/lib/errors";
 import { PROVIDERS } from "@/lib/providers";
 import { PROVIDER_KINDS, type ProviderKind } from "@/lib/providers/types";
 import { optionsMessage } from "./declared";
@@ -75,15 +75,6 @@ export interface IssuedSecret {
   generated: boolean;
 }
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ValidationError(issue?.message ?? "invalid input", issue?.path.join(".") || undefined);
-  }
-  return parsed.data;
-}
-
 /** A secret in the shape the kind expects (Standard Webhooks: whsec_ + base64 of 32 bytes). */
 export function generateSecret(kind: ProviderKind): string {
   const bytes = randomBytes(32);
@@ -135,7 +126,7 @@ export async function createSource(ctx: ManageContext, input: CreateSourceInput)
   return afterCommit(
     ctx,
     audited(ctx.db, ctx.actor, "sources.manage", entry, async (tx, actor, current) => {
-      const i = parse(CreateSourceInput, input);
+      const i = parseInput(CreateSourceInput, input);
       current.target = `source:${i.slug}`;
       const box = requireBox(ctx.box);
       const provider = PROVIDERS[i.provider];
@@ -179,7 +170,7 @@ export async function addSourceSecret(ctx: ManageContext, input: AddSecretInput)
   return afterCommit(
     ctx,
     audited(ctx.db, ctx.actor, "sources.manage", entry, async (tx, actor, current) => {
-      const i = parse(AddSecretInput, input);
+      const i = parseInput(AddSecretInput, input);
       current.target = `source:${i.slug}`;
       const box = requireBox(ctx.box);
       const row = await consoleSource(ctx, tx, i.slug);
@@ -221,7 +212,7 @@ export async function expireSourceSecret(ctx: ManageContext, input: ExpireSecret
   return afterCommit(
     ctx,
     audited(ctx.db, ctx.actor, "sources.manage", entry, async (tx, _actor, current) => {
-      const i = parse(ExpireSecretInput, input);
+      const i = parseInput(ExpireSecretInput, input);
       current.target = `source:${i.slug}`;
       await consoleSource(ctx, tx, i.slug);
       const at = i.at ?? new Date();
@@ -243,7 +234,7 @@ export async function setSourceState(ctx: ManageContext, input: SetStateInput): 
   return afterCommit(
     ctx,
     audited(ctx.db, ctx.actor, "sources.manage", entry, async (tx, _actor, current) => {
-      const i = parse(SetStateInput, input);
+      const i = parseInput(SetStateInput, input);
       current.target = `source:${i.slug}`;
       const row = await consoleSource(ctx, tx, i.slug);
       await tx

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { webhookRefusal, type RefusalReason } from "@/db/schema/sources";
+import { listLimit } from "@/lib/auth/list-args";
 import { describeError } from "@/lib/errors";
 import type { Provider } from "@/lib/providers/types";
 
@@ -199,5 +200,5 @@ export async function recentRefusals(db: Db, source: string, limit = 50): Promis
     .from(webhookRefusal)
     .where(sql`${webhookRefusal.source} = ${source}`)
     .orderBy(sql`${webhookRefusal.id} desc`)
-    .limit(Math.min(200, Math.max(1, limit)));
+    .limit(listLimit(limit));
 }

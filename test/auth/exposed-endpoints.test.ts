@@ -10,7 +10,10 @@ const { db } = setupTestDb();
 
 let calls = 0;
 
-/** A request to better-auth's HTTP handler as a browser on the app would send it (same origin, JSON); each from its own address, so the per-IP limit stays out of the way. */
+/**
+ * A request to better-auth's HTTP handler as a browser on the app would send it (same origin, JSON); each from its
+ * own address, so the per-IP limit stays out of the way.
+ */
 async function call(auth: Auth, path: string, opts: { method?: string; cookie?: string; body?: unknown } = {}) {
   const method = opts.method ?? "POST";
   const headers: Record<string, string> = {

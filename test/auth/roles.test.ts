@@ -115,7 +115,11 @@ describe("the audit log", () => {
     const ops = await makeUser(db, "ops");
     await deadEvent("evt_atomic");
     await db.execute(
-      sql`create or replace function fail_audit() returns trigger language plpgsql as $$ begin if new.result = 'ok' then raise exception 'audit store broken'; end if; return new; end $$`,
+      sql`create or replace function fail_audit() returns trigger language plpgsql as $$
+          begin
+            if new.result = 'ok' then raise exception 'audit store broken'; end if;
+            return new;
+          end $$`,
     );
     await db.execute(
       sql`create trigger fail_audit before insert on audit_log for each row execute function fail_audit()`,

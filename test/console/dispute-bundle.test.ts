@@ -80,45 +80,49 @@ function keysOf(value: unknown, out = new Set<string>()): Set<string> {
 }
 
 describe("the dispute bundle", () => {
-  it("[subjects] holds each event's raw body byte for byte with its SHA-256 stored and recomputed, signature scheme, signed timestamp, deliveries, attempts and timeline", async () => {
-    const { signedAt, subscription, order } = await seed();
-    const doc = await buildDisputeBundle(db, support, { subject: cus }, opts);
-    // Through the download's own serialisation, as the person receives it.
-    const file = JSON.parse(bundleJson(doc)) as typeof doc;
-    expect(file.complete).toBe(true);
-    expect(file.events.map((e) => e.eventId).sort()).toEqual(
-      ["0b6f5e0a-1111-4c1e-9d6a-0c9e2b7f1a02:orders/updated", "evt_b_inv", "evt_b_sub"].sort(),
-    );
-    const stored = await query<{ event_id: string; raw_body: string }>(
-      db,
-      sql`select event_id, raw_body from webhook_event`,
-    );
-    for (const e of file.events) {
-      expect(e.rawBody).toBe(stored.find((s) => s.event_id === e.eventId)!.raw_body);
-      expect(e.bodySha256).toEqual({ stored: sha256(e.rawBody), recomputed: sha256(e.rawBody), matches: true });
-      expect(e.verifiedAtArrival).toBe(unkeyedFingerprint(TEST_SECRETS[e.source as "stripe" | "shopify"]));
-      expect(e.signatureCheckNow).toEqual({ state: "verifies" });
-    }
-    const inv = file.events.find((e) => e.eventId === "evt_b_inv")!;
-    expect(inv.rawBody).toBe(invoiceBody);
-    expect(Buffer.from(inv.rawBody, "utf8").equals(Buffer.from(invoiceBody, "utf8"))).toBe(true);
-    expect(inv.signature).toEqual({
-      kind: "stripe",
-      description: expect.stringContaining("HMAC-SHA256 of `{t}.{body}`") as unknown,
-      signedTimestamp: { unix: signedAt, at: new Date(signedAt * 1000).toISOString(), header: "stripe-signature" },
-    });
-    expect(inv.headers["stripe-signature"]).toMatch(new RegExp(`^t=${signedAt},v1=`));
-    expect(inv.deliveryCount).toBe(2);
-    expect(inv.deliveries.map((x) => x.duplicate)).toEqual([false, true]);
-    expect(inv.attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([[1, "auto", "settled"]]);
-    expect(inv.timeline.map((t) => [t.entityType, t.entityId, t.outcome])).toEqual([["customer", cus, "applied"]]);
-    expect(inv.amount).toEqual({ value: "20.00", currency: "USD", field: "data.object.amount_paid" });
-    expect(file.events.find((e) => e.eventId === "evt_b_sub")!.rawBody).toBe(subscription);
-    const shop = file.events.find((e) => e.source === "shopify")!;
-    expect(shop.rawBody).toBe(order);
-    expect(shop.signature).toMatchObject({ kind: "shopify", signedTimestamp: null });
-    expect(file.entities.map((x) => x.entityType).sort()).toEqual(["customer", "invoice", "order", "subscription"]);
-  });
+  it(
+    "[subjects] holds each event's raw body byte for byte with its SHA-256 stored and recomputed, " +
+      "signature scheme, signed timestamp, deliveries, attempts and timeline",
+    async () => {
+      const { signedAt, subscription, order } = await seed();
+      const doc = await buildDisputeBundle(db, support, { subject: cus }, opts);
+      // Through the download's own serialisation, as the person receives it.
+      const file = JSON.parse(bundleJson(doc)) as typeof doc;
+      expect(file.complete).toBe(true);
+      expect(file.events.map((e) => e.eventId).sort()).toEqual(
+        ["0b6f5e0a-1111-4c1e-9d6a-0c9e2b7f1a02:orders/updated", "evt_b_inv", "evt_b_sub"].sort(),
+      );
+      const stored = await query<{ event_id: string; raw_body: string }>(
+        db,
+        sql`select event_id, raw_body from webhook_event`,
+      );
+      for (const e of file.events) {
+        expect(e.rawBody).toBe(stored.find((s) => s.event_id === e.eventId)!.raw_body);
+        expect(e.bodySha256).toEqual({ stored: sha256(e.rawBody), recomputed: sha256(e.rawBody), matches: true });
+        expect(e.verifiedAtArrival).toBe(unkeyedFingerprint(TEST_SECRETS[e.source as "stripe" | "shopify"]));
+        expect(e.signatureCheckNow).toEqual({ state: "verifies" });
+      }
+      const inv = file.events.find((e) => e.eventId === "evt_b_inv")!;
+      expect(inv.rawBody).toBe(invoiceBody);
+      expect(Buffer.from(inv.rawBody, "utf8").equals(Buffer.from(invoiceBody, "utf8"))).toBe(true);
+      expect(inv.signature).toEqual({
+        kind: "stripe",
+        description: expect.stringContaining("HMAC-SHA256 of `{t}.{body}`") as unknown,
+        signedTimestamp: { unix: signedAt, at: new Date(signedAt * 1000).toISOString(), header: "stripe-signature" },
+      });
+      expect(inv.headers["stripe-signature"]).toMatch(new RegExp(`^t=${signedAt},v1=`));
+      expect(inv.deliveryCount).toBe(2);
+      expect(inv.deliveries.map((x) => x.duplicate)).toEqual([false, true]);
+      expect(inv.attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([[1, "auto", "settled"]]);
+      expect(inv.timeline.map((t) => [t.entityType, t.entityId, t.outcome])).toEqual([["customer", cus, "applied"]]);
+      expect(inv.amount).toEqual({ value: "20.00", currency: "USD", field: "data.object.amount_paid" });
+      expect(file.events.find((e) => e.eventId === "evt_b_sub")!.rawBody).toBe(subscription);
+      const shop = file.events.find((e) => e.source === "shopify")!;
+      expect(shop.rawBody).toBe(order);
+      expect(shop.signature).toMatchObject({ kind: "shopify", signedTimestamp: null });
+      expect(file.entities.map((x) => x.entityType).sort()).toEqual(["customer", "invoice", "order", "subscription"]);
+    },
+  );
 
   it("[subjects] a row from before arrival proofs were kept says so: no verifying secret, no stored hash to compare", async () => {
     await seed();

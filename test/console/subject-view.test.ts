@@ -190,52 +190,56 @@ describe("the customer view", () => {
 });
 
 describe("the customer view's queries at scale", () => {
-  it("[subjects] on a seeded ledger, a customer's probe, the event lookups and the bundle's evidence use the GIN and key indexes, never a sequential scan; an id every row shares stops at the probe's cap", async () => {
-    // 200,000 events (50,000 customers, 4 each), a delivery, an attempt and a timeline row each; then ANALYZE.
-    await db.execute(sql`
+  it(
+    "[subjects] on a seeded ledger, a customer's probe, the event lookups and the bundle's evidence use the GIN " +
+      "and key indexes, never a sequential scan; an id every row shares stops at the probe's cap",
+    async () => {
+      // 200,000 events (50,000 customers, 4 each), a delivery, an attempt and a timeline row each; then ANALYZE.
+      await db.execute(sql`
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at)
       select 'stripe', 'evt_seed_' || g, 'invoice.paid', jsonb_build_object('created', 1700000000 + g), '{}', '{}', 'settled',
              array['cus_Seed' || lpad((g % 50000)::text, 8, '0'), 'price_1SharedByAll0'], now() - g * interval '1 second'
       from generate_series(1, 200000) g`);
-    await db.execute(sql`
+      await db.execute(sql`
       insert into webhook_delivery (source, event_id, via, claimed)
       select 'stripe', 'evt_seed_' || g, 'provider', true from generate_series(1, 200000) g`);
-    await db.execute(sql`
+      await db.execute(sql`
       insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
       select 'stripe', 'evt_seed_' || g, 1, 'auto', 'w', now(), now(), 'settled' from generate_series(1, 200000) g`);
-    await db.execute(sql`
+      await db.execute(sql`
       insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes)
       select 'stripe', 'customer', 'cus_Seed' || lpad((g % 50000)::text, 8, '0'), 'evt_seed_' || g, null, 'applied', '{}'
       from generate_series(1, 200000) g`);
-    await db.execute(sql`analyze webhook_event, webhook_delivery, webhook_attempt, entity_transition`);
-    const plan = async (q: ReturnType<typeof sql>) =>
-      (await query<{ "QUERY PLAN": string }>(db, sql`explain ${q}`)).map((r) => r["QUERY PLAN"]).join("\n");
+      await db.execute(sql`analyze webhook_event, webhook_delivery, webhook_attempt, entity_transition`);
+      const plan = async (q: ReturnType<typeof sql>) =>
+        (await query<{ "QUERY PLAN": string }>(db, sql`explain ${q}`)).map((r) => r["QUERY PLAN"]).join("\n");
 
-    const probe = await plan(subjectProbeQuery("cus_Seed00000042"));
-    expect(probe).toMatch(/Bitmap Index Scan on webhook_event_subject_ids_idx/);
-    expect(probe).not.toMatch(/Seq Scan|webhook_event_received_idx/);
-    // An id every row shares (the planner knows it from the column's statistics): whatever it reads, the probe
-    // stops after its cap of 10,001 rows instead of sorting or walking the whole table.
-    const shared = await plan(subjectProbeQuery("price_1SharedByAll0"));
-    expect(shared).not.toMatch(/webhook_event_received_idx/);
-    expect(shared).toMatch(/Limit .*rows=10001/);
+      const probe = await plan(subjectProbeQuery("cus_Seed00000042"));
+      expect(probe).toMatch(/Bitmap Index Scan on webhook_event_subject_ids_idx/);
+      expect(probe).not.toMatch(/Seq Scan|webhook_event_received_idx/);
+      // An id every row shares (the planner knows it from the column's statistics): whatever it reads, the probe
+      // stops after its cap of 10,001 rows instead of sorting or walking the whole table.
+      const shared = await plan(subjectProbeQuery("price_1SharedByAll0"));
+      expect(shared).not.toMatch(/webhook_event_received_idx/);
+      expect(shared).toMatch(/Limit .*rows=10001/);
 
-    const keys = Array.from({ length: 500 }, (_, i) => ({ source: "stripe", eventId: `evt_seed_${i * 400 + 7}` }));
-    const events = await plan(subjectEventsQuery(keys));
-    expect(events).not.toMatch(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)/);
-    expect(events).toMatch(/webhook_event_source_event_id_pk/);
-    expect(events).toMatch(/webhook_delivery_event_idx/);
-    expect(events).toMatch(/webhook_attempt_event_idx/);
-    const evidence = bundleQueries(keys);
-    expect(await plan(evidence.bodies)).toMatch(/Index Scan using webhook_event_source_event_id_pk/);
-    const deliveries = await plan(evidence.deliveries);
-    expect(deliveries).toMatch(/webhook_delivery_event_idx/);
-    expect(deliveries).not.toMatch(/Seq Scan on webhook_delivery/);
-    const attempts = await plan(evidence.attempts);
-    expect(attempts).toMatch(/webhook_attempt_event_idx/);
-    expect(attempts).not.toMatch(/Seq Scan on webhook_attempt/);
-    const timeline = await plan(subjectTransitionsQuery(keys));
-    expect(timeline).toMatch(/entity_transition_event_idx/);
-    expect(timeline).not.toMatch(/Seq Scan on entity_transition/);
-  });
+      const keys = Array.from({ length: 500 }, (_, i) => ({ source: "stripe", eventId: `evt_seed_${i * 400 + 7}` }));
+      const events = await plan(subjectEventsQuery(keys));
+      expect(events).not.toMatch(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)/);
+      expect(events).toMatch(/webhook_event_source_event_id_pk/);
+      expect(events).toMatch(/webhook_delivery_event_idx/);
+      expect(events).toMatch(/webhook_attempt_event_idx/);
+      const evidence = bundleQueries(keys);
+      expect(await plan(evidence.bodies)).toMatch(/Index Scan using webhook_event_source_event_id_pk/);
+      const deliveries = await plan(evidence.deliveries);
+      expect(deliveries).toMatch(/webhook_delivery_event_idx/);
+      expect(deliveries).not.toMatch(/Seq Scan on webhook_delivery/);
+      const attempts = await plan(evidence.attempts);
+      expect(attempts).toMatch(/webhook_attempt_event_idx/);
+      expect(attempts).not.toMatch(/Seq Scan on webhook_attempt/);
+      const timeline = await plan(subjectTransitionsQuery(keys));
+      expect(timeline).toMatch(/entity_transition_event_idx/);
+      expect(timeline).not.toMatch(/Seq Scan on entity_transition/);
+    },
+  );
 });

@@ -4,27 +4,31 @@ import { connectPostgres, rowsOf, setLocalTimeouts } from "@/db/client";
 import { sqlState } from "@/lib/errors";
 
 describe("pool bounds", () => {
-  it("[db] pool connections carry statement_timeout and idle_in_transaction_session_timeout, and a stalled statement is stopped by the server (57014)", async () => {
-    const h = connectPostgres(inject("databaseUrl"), {
-      statementTimeoutMs: 300,
-      idleInTransactionTimeoutMs: 700,
-      applicationName: "ledger bounds test",
-    });
-    try {
-      const [row] = rowsOf<{ st: string; idle: string; app: string }>(
-        await h.db.execute(sql`select current_setting('statement_timeout') as st,
+  it(
+    "[db] pool connections carry statement_timeout and idle_in_transaction_session_timeout, " +
+      "and a stalled statement is stopped by the server (57014)",
+    async () => {
+      const h = connectPostgres(inject("databaseUrl"), {
+        statementTimeoutMs: 300,
+        idleInTransactionTimeoutMs: 700,
+        applicationName: "ledger bounds test",
+      });
+      try {
+        const [row] = rowsOf<{ st: string; idle: string; app: string }>(
+          await h.db.execute(sql`select current_setting('statement_timeout') as st,
           current_setting('idle_in_transaction_session_timeout') as idle, current_setting('application_name') as app`),
-      );
-      expect(row).toEqual({ st: "300ms", idle: "700ms", app: "ledger bounds test" });
-      const err = await h.db.execute(sql`select pg_sleep(2)`).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(sqlState(err)).toBe("57014");
-    } finally {
-      await h.close();
-    }
-  });
+        );
+        expect(row).toEqual({ st: "300ms", idle: "700ms", app: "ledger bounds test" });
+        const err = await h.db.execute(sql`select pg_sleep(2)`).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(sqlState(err)).toBe("57014");
+      } finally {
+        await h.close();
+      }
+    },
+  );
 
   it("[db] a worker or replay transaction may set a longer statement bound for itself only", async () => {
     const h = connectPostgres(inject("databaseUrl"), { max: 1, statementTimeoutMs: 200 });

@@ -372,3 +372,42 @@ describe("lint: app/ and components/ import no @/db values", () => {
     );
   });
 });
+
+describe("lint: no line over 160 characters", () => {
+  // A line of exactly `n` characters: a string constant padded to length.
+  const line = (n: number) => {
+    const head = 'export const s = "';
+    return `${head}${"x".repeat(n - head.length - 2)}";`;
+  };
+
+  it("fires for a line over 160 characters (code, a comment, an SQL template, a URL) in every folder that is linted", async () => {
+    expect(line(161)).toHaveLength(161);
+    await expectFires("lib/ledger/__fixture__.ts", `${line(161)}\n`, "max-len", /length of 161/);
+    await expectFires("app/(console)/__fixture__/page.tsx", `${line(161)}\n`, "max-len");
+    await expectFires("components/__fixture__.tsx", `${line(161)}\n`, "max-len");
+    await expectFires("test/__fixture__.test.ts", `${line(161)}\n`, "max-len");
+    await expectFires("e2e/__fixture__.spec.ts", `${line(161)}\n`, "max-len");
+    await expectFires("bench/__fixture__.ts", `${line(161)}\n`, "max-len");
+    await expectFires("__fixture__.config.mjs", `${line(161)}\n`, "max-len");
+    await expectFires("lib/ledger/__fixture__.ts", `// ${"y".repeat(158)}\nexport const x = 1;\n`, "max-len");
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      `export const q = \`\n  select 1 from webhook_event where ${"event_id = 'e' or ".repeat(8)}false\`;\n`,
+      "max-len",
+    );
+    await expectFires(
+      "lib/ledger/__fixture__.ts",
+      `export const u = "https://example.com/${"a/".repeat(70)}";\n`,
+      "max-len",
+    );
+  });
+
+  it("does not fire for a line of 160 characters, nor for the same text split over lines", async () => {
+    expect(line(160)).toHaveLength(160);
+    await expectClean("lib/ledger/__fixture__.ts", `${line(160)}\n`);
+    await expectClean(
+      "lib/ledger/__fixture__.ts",
+      `export const s =\n  "${"x".repeat(100)}" +\n  "${"x".repeat(59)}";\n`,
+    );
+  });
+});

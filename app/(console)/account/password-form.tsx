@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { Alert } from "@/components/ui/alert";
+import { NewPasswordInput } from "@/components/account-fields";
+import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
 import { PasswordRules } from "../users/_components/password-rules";
@@ -9,7 +10,6 @@ import { changePasswordAction } from "./actions";
 
 export function PasswordForm({ passwordRules }: { passwordRules: { minLength: number; maxLength: number } }) {
   const [state, action, pending] = useActionState(changePasswordAction, undefined);
-  const lengths = { minLength: passwordRules.minLength, maxLength: passwordRules.maxLength };
   return (
     <form action={action} className="flex flex-col gap-3">
       <Label>
@@ -18,30 +18,14 @@ export function PasswordForm({ passwordRules }: { passwordRules: { minLength: nu
       </Label>
       <Label>
         New password
-        <Input
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          aria-describedby="account-password-rules"
-          required
-          {...lengths}
-        />
+        <NewPasswordInput name="newPassword" rules={passwordRules} rulesId="account-password-rules" />
       </Label>
       <Label>
         Repeat new password
-        <Input name="confirmPassword" type="password" autoComplete="new-password" required {...lengths} />
+        <NewPasswordInput name="confirmPassword" rules={passwordRules} />
       </Label>
       <PasswordRules id="account-password-rules" {...passwordRules} />
-      {state &&
-        (state.ok ? (
-          <Alert tone="success" role="status">
-            Password changed. Your other sessions were signed out.
-          </Alert>
-        ) : (
-          <Alert tone="danger" role="alert">
-            {state.error}
-          </Alert>
-        ))}
+      <FormMessage state={state} success="Password changed. Your other sessions were signed out." />
       <div>
         <Button type="submit" disabled={pending}>
           {pending ? "Changing…" : "Change password"}

@@ -72,7 +72,10 @@ export default async function AlertsPage() {
       <PageHeader
         className="mb-0"
         title="Alerts"
-        description="Each rule opens an incident once per subject (a dead event, a source, the backlog), tells the channels once, and tells them again when it clears. A burst is one message listing the first ten and the count."
+        description={
+          "Each rule opens an incident once per subject (a dead event, a source, the backlog), tells the channels " +
+          "once, and tells them again when it clears. A burst is one message listing the first ten and the count."
+        }
       />
 
       <Section

@@ -41,7 +41,11 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
       <PageHeader
         className="mb-0"
         title="Replays"
-        description="Pull a window of events back from a provider's API when deliveries were missed. Each event goes through the same claim as a delivery: the ledger keeps what it has and processes only the new ones (their attempts say replay)."
+        description={
+          "Pull a window of events back from a provider's API when deliveries were missed. Each event goes through " +
+          "the same claim as a delivery: the ledger keeps what it has and processes only the new ones " +
+          "(their attempts say replay)."
+        }
       />
       {canRun && ready.length === 0 && (
         <Card aria-label="Replay setup">

@@ -24,7 +24,10 @@ export default async function SourcesPage() {
     <>
       <PageHeader
         title="Sources"
-        description="Each source is one endpoint: paste its URL and secret into the provider's webhook settings. Sources declared by the deploy (environment variables, SOURCES_FILE) are shown here and changed there."
+        description={
+          "Each source is one endpoint: paste its URL and secret into the provider's webhook settings. " +
+          "Sources declared by the deploy (environment variables, SOURCES_FILE) are shown here and changed there."
+        }
         actions={
           can(actor.role, "sources.manage") && (
             <Button asChild>

@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { eventHref } from "../../events/_components/links";
+import { ListSection } from "./list-section";
 import { ResolveForm, type Resolution } from "./resolve-form";
 
 export interface DeadRowView {
@@ -90,17 +91,13 @@ export function DeadList({
     });
   const cols = mayAct ? 6 : 5;
   return (
-    <section aria-labelledby="dead-events" className="flex min-w-0 flex-col gap-3">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <div className="min-w-0">
-          <h2 id="dead-events" className="text-base font-semibold">
-            Dead events
-          </h2>
-          <p className="text-sm text-muted-foreground">
-            Out of attempts, or failed in a way no retry can fix. Newest first.
-          </p>
-        </div>
-        {mayAct && rows.length > 0 && (
+    <ListSection
+      id="dead-events"
+      title="Dead events"
+      description="Out of attempts, or failed in a way no retry can fix. Newest first."
+      actions={
+        mayAct &&
+        rows.length > 0 && (
           <div className="flex flex-wrap items-center gap-2">
             <span className="text-xs text-muted-foreground" aria-live="polite">
               {selected.length} selected
@@ -120,8 +117,9 @@ export function DeadList({
               Ignore…
             </Button>
           </div>
-        )}
-      </div>
+        )
+      }
+    >
       {mayAct && deciding && selected.length > 0 && (
         <ResolveForm
           key={deciding}
@@ -220,6 +218,6 @@ export function DeadList({
       {(newerHref || olderHref || rows.length > 0) && (
         <Pager newerHref={newerHref} olderHref={olderHref} count={rows.length} />
       )}
-    </section>
+    </ListSection>
   );
 }

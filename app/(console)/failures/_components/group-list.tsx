@@ -6,6 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { cn } from "@/components/ui/cn";
 import type { FailureGroup } from "@/lib/ledger/failure-groups";
 import { eventHref } from "../../events/_components/links";
+import { ListSection } from "./list-section";
 import { groupEventsHref } from "./params";
 import { RequeueGroup } from "./requeue-group";
 
@@ -66,18 +67,12 @@ export function GroupList({
       ? undefined
       : `${plural(scanned, `${what} event`)} in ${plural(totalGroups, "group")}${totalGroups > groups.length ? `; the largest ${groups.length} here` : ""}.`;
   return (
-    <section aria-labelledby="failure-groups" className="flex min-w-0 flex-col gap-3">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <div className="min-w-0">
-          <h2 id="failure-groups" className="text-base font-semibold">
-            Failure groups
-          </h2>
-          <p className="text-sm text-muted-foreground">
-            Same source, type, error kind and message (ids and numbers aside).{summary ? ` ${summary}` : ""}
-          </p>
-        </div>
-        <Tabs status={status} tabHref={tabHref} />
-      </div>
+    <ListSection
+      id="failure-groups"
+      title="Failure groups"
+      description={`Same source, type, error kind and message (ids and numbers aside).${summary ? ` ${summary}` : ""}`}
+      actions={<Tabs status={status} tabHref={tabHref} />}
+    >
       {groups.length === 0 ? (
         <div className="rounded-lg border bg-card p-6 text-center text-sm text-muted-foreground">
           {status === "dead" ? "No groups: nothing is dead." : "Nothing is retrying."}
@@ -152,6 +147,6 @@ export function GroupList({
           })}
         </div>
       )}
-    </section>
+    </ListSection>
   );
 }

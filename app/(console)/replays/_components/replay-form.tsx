@@ -1,10 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useEffect, useState, useTransition, type FormEvent, type ReactNode } from "react";
-import { Alert } from "@/components/ui/alert";
+import { useEffect, useState } from "react";
+import { Field } from "@/components/field";
+import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
-import { Input, Label, NativeSelect } from "@/components/ui/input";
+import { Input, NativeSelect } from "@/components/ui/input";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
+import { UtcInput } from "@/components/utc-input";
 import type { ReplayFormField, ReplayFormValues } from "@/lib/replay/form";
 import { previewReplayAction } from "../actions";
 
@@ -23,47 +26,13 @@ const RANGES = [
   { label: "3 days", name: "The last 3 days", hours: 72 },
 ] as const;
 
-function Field({
-  name,
-  label,
-  hint,
-  error,
-  children,
-}: {
-  name: ReplayFormField;
-  label: string;
-  hint?: ReactNode;
-  error?: string;
-  children: (aria: { id: string; "aria-invalid"?: true; "aria-describedby"?: string }) => ReactNode;
-}) {
-  const id = `replay-${name}`;
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ");
-  return (
-    <div className="flex min-w-0 flex-col gap-1">
-      <Label htmlFor={id}>{label}</Label>
-      {children({ id, ...(error ? { "aria-invalid": true } : {}), "aria-describedby": describedBy || undefined })}
-      {error && (
-        <p id={`${id}-error`} className="text-xs font-medium text-destructive" data-field-error={name}>
-          {error}
-        </p>
-      )}
-      {hint && !error && (
-        <p id={`${id}-hint`} className="text-xs text-muted-foreground">
-          {hint}
-        </p>
-      )}
-    </div>
-  );
-}
-
 /**
  * Ops: a source and a window in UTC, typed as 24 h text (a browser's date picker follows the machine's
  * locale); Preview counts what a replay would bring in (a dry run) before anything is written.
  */
 export function ReplayForm({ sources, initial }: { sources: SourceChoice[]; initial?: Partial<ReplayFormValues> }) {
   const router = useRouter();
-  const [state, dispatch, pending] = useActionState(previewReplayAction, undefined);
-  const [, startTransition] = useTransition();
+  const { state, dispatch, pending, submit } = useKeptFormAction(previewReplayAction);
   const [values, setValues] = useState<ReplayFormValues>({
     source: initial?.source ?? (sources.length === 1 ? sources[0]!.source : ""),
     since: initial?.since ?? "",
@@ -91,19 +60,13 @@ export function ReplayForm({ sources, initial }: { sources: SourceChoice[]; init
       until: utcText(now),
     }));
   };
-  // By hand, not through the form's action: React resets a form after its action, losing what was typed.
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget);
-    startTransition(() => dispatch(data));
-  };
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const chosen = sources.find((s) => s.source === values.source);
 
   return (
     <form action={dispatch} onSubmit={submit} noValidate aria-label="Replay a window" className="flex flex-col gap-4">
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Field name="source" label="Source" error={errors.source}>
+        <Field id="replay-source" name="source" label="Source" error={errors.source}>
           {(aria) => (
             <NativeSelect name="source" value={values.source} onChange={set("source")} {...aria}>
               <option value="">Choose a source…</option>
@@ -116,43 +79,24 @@ export function ReplayForm({ sources, initial }: { sources: SourceChoice[]; init
           )}
         </Field>
         <Field
+          id="replay-since"
           name="since"
           label="Start (UTC)"
           error={errors.since}
           hint={chosen ? `24 h. A window is at most ${chosen.maxDays} days.` : "24 h, e.g. 2026-11-01 09:30."}
         >
-          {(aria) => (
-            <Input
-              name="since"
-              value={values.since}
-              onChange={set("since")}
-              type="text"
-              placeholder="YYYY-MM-DD HH:MM"
-              inputMode="text"
-              autoComplete="off"
-              spellCheck={false}
-              className="font-mono"
-              {...aria}
-            />
-          )}
+          {(aria) => <UtcInput name="since" value={values.since} onChange={set("since")} {...aria} />}
         </Field>
-        <Field name="until" label="End (UTC)" error={errors.until} hint="24 h. Blank: now.">
-          {(aria) => (
-            <Input
-              name="until"
-              value={values.until}
-              onChange={set("until")}
-              type="text"
-              placeholder="YYYY-MM-DD HH:MM"
-              inputMode="text"
-              autoComplete="off"
-              spellCheck={false}
-              className="font-mono"
-              {...aria}
-            />
-          )}
+        <Field id="replay-until" name="until" label="End (UTC)" error={errors.until} hint="24 h. Blank: now.">
+          {(aria) => <UtcInput name="until" value={values.until} onChange={set("until")} {...aria} />}
         </Field>
-        <Field name="types" label="Event types" error={errors.types} hint="Blank: all types. Separate with commas.">
+        <Field
+          id="replay-types"
+          name="types"
+          label="Event types"
+          error={errors.types}
+          hint="Blank: all types. Separate with commas."
+        >
           {(aria) => (
             <Input
               name="types"
@@ -177,11 +121,7 @@ export function ReplayForm({ sources, initial }: { sources: SourceChoice[]; init
           </Button>
         ))}
       </div>
-      {state && !state.ok && (
-        <Alert tone="danger" role="alert">
-          {state.error}
-        </Alert>
-      )}
+      <FormMessage state={state} />
     </form>
   );
 }

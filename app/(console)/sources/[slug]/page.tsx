@@ -1,8 +1,7 @@
 import { LockIcon } from "lucide-react";
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import { PageHeader } from "@/components/page-header";
+import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Alert } from "@/components/ui/alert";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { can } from "@/lib/auth/roles";
@@ -47,12 +46,9 @@ export default async function SourcePage({ params }: { params: Promise<{ slug: s
       <PageHeader
         className="mb-0"
         crumbs={
-          <>
-            <Link href="/sources" className="hover:underline">
-              Sources
-            </Link>{" "}
-            / <span className="font-mono">{source.slug}</span>
-          </>
+          <Breadcrumb href="/sources" parent="Sources">
+            <span className="font-mono">{source.slug}</span>
+          </Breadcrumb>
         }
         title={
           <>

@@ -1,13 +1,15 @@
 "use client";
 
-import { useActionState, useState, useTransition, type FormEvent } from "react";
-import { Alert } from "@/components/ui/alert";
+import { useState } from "react";
+import { Field } from "@/components/field";
+import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Input, NativeSelect, Textarea } from "@/components/ui/input";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { createSourceAction } from "../actions";
-import { Field } from "./field";
 import { IssuedSecretBox } from "./issued-secret";
+import { SecretInput } from "./secret-input";
 
 export interface KindChoice {
   kind: string;
@@ -31,17 +33,9 @@ function CreateSourceForm({
   origin: string;
   again: () => void;
 }) {
-  const [state, dispatch, pending] = useActionState(createSourceAction, undefined);
-  const [, startTransition] = useTransition();
+  const { state, pending, submit } = useKeptFormAction(createSourceAction);
   const [kind, setKind] = useState(kinds[0]?.kind ?? "stripe");
   const [options, setOptions] = useState(Object.values(examples)[0] ?? "{}");
-  // Submitted by hand, not through the form's action: React resets a form after its action, and on an
-  // error the admin should see what they typed, not an empty form.
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget);
-    startTransition(() => dispatch(data));
-  };
 
   if (state?.ok)
     return (
@@ -65,40 +59,44 @@ function CreateSourceForm({
         <form className="flex max-w-3xl flex-col gap-4" onSubmit={submit} aria-label="Add a source">
           <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
             <Field id="src-slug" label="Slug" hint="The URL segment: lowercase letters, digits, dashes.">
-              <Input
-                id="src-slug"
-                name="slug"
-                required
-                maxLength={63}
-                placeholder="billing-stripe"
-                aria-describedby="src-slug-hint"
-                autoComplete="off"
-                spellCheck={false}
-              />
+              {(control) => (
+                <Input
+                  {...control}
+                  name="slug"
+                  required
+                  maxLength={63}
+                  placeholder="billing-stripe"
+                  autoComplete="off"
+                  spellCheck={false}
+                />
+              )}
             </Field>
             <Field id="src-name" label="Name">
-              <Input id="src-name" name="name" required maxLength={100} placeholder="Stripe (billing)" />
+              {(control) => <Input {...control} name="name" required maxLength={100} placeholder="Stripe (billing)" />}
             </Field>
             <Field id="src-provider" label="Provider kind">
-              <NativeSelect id="src-provider" name="provider" value={kind} onChange={(e) => setKind(e.target.value)}>
-                {kinds.map((k) => (
-                  <option key={k.kind} value={k.kind}>
-                    {k.label}
-                  </option>
-                ))}
-              </NativeSelect>
+              {(control) => (
+                <NativeSelect {...control} name="provider" value={kind} onChange={(e) => setKind(e.target.value)}>
+                  {kinds.map((k) => (
+                    <option key={k.kind} value={k.kind}>
+                      {k.label}
+                    </option>
+                  ))}
+                </NativeSelect>
+              )}
             </Field>
             <Field id="src-tolerance" label="Tolerance (seconds)" hint="How old a signed timestamp may be.">
-              <Input
-                id="src-tolerance"
-                name="toleranceSeconds"
-                type="number"
-                inputMode="numeric"
-                min={1}
-                max={86400}
-                placeholder="default"
-                aria-describedby="src-tolerance-hint"
-              />
+              {(control) => (
+                <Input
+                  {...control}
+                  name="toleranceSeconds"
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={86400}
+                  placeholder="default"
+                />
+              )}
             </Field>
           </div>
           <Field
@@ -106,15 +104,7 @@ function CreateSourceForm({
             label="Secret"
             hint="Paste the provider's signing secret, or leave blank to generate one (shown once, to paste there)."
           >
-            <Input
-              id="src-secret"
-              name="secret"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="blank: generate one"
-              aria-describedby="src-secret-hint"
-              className="font-mono"
-            />
+            {(control) => <SecretInput {...control} />}
           </Field>
           {kind === "standard" && (
             <Field
@@ -122,14 +112,15 @@ function CreateSourceForm({
               label="Type field"
               hint="Optional: the dot path of the event type when the payload has no top-level type."
             >
-              <Input
-                id="src-type-path"
-                name="typePath"
-                placeholder="data.event_type"
-                spellCheck={false}
-                aria-describedby="src-type-path-hint"
-                className="font-mono"
-              />
+              {(control) => (
+                <Input
+                  {...control}
+                  name="typePath"
+                  placeholder="data.event_type"
+                  spellCheck={false}
+                  className="font-mono"
+                />
+              )}
             </Field>
           )}
           {kind === "generic" && (
@@ -151,17 +142,18 @@ function CreateSourceForm({
                 </>
               }
             >
-              <Textarea
-                id="src-options"
-                name="options"
-                rows={14}
-                wrap="off"
-                spellCheck={false}
-                value={options}
-                onChange={(e) => setOptions(e.target.value)}
-                aria-describedby="src-options-hint"
-                className="font-mono text-xs"
-              />
+              {(control) => (
+                <Textarea
+                  {...control}
+                  name="options"
+                  rows={14}
+                  wrap="off"
+                  spellCheck={false}
+                  value={options}
+                  onChange={(e) => setOptions(e.target.value)}
+                  className="font-mono text-xs"
+                />
+              )}
             </Field>
           )}
           <div>
@@ -169,11 +161,7 @@ function CreateSourceForm({
               {pending ? "Adding…" : "Add source"}
             </Button>
           </div>
-          {state && !state.ok && (
-            <Alert tone="danger" role="alert">
-              {state.error}
-            </Alert>
-          )}
+          <FormMessage state={state} />
         </form>
       </CardContent>
     </Card>

@@ -1,13 +1,15 @@
 "use client";
 
 import { RotateCwIcon } from "lucide-react";
-import { useActionState, useState, useTransition, type FormEvent, type ReactNode } from "react";
-import { Alert } from "@/components/ui/alert";
+import { useState, type ReactNode } from "react";
+import { Field } from "@/components/field";
+import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
+import { UtcInput } from "@/components/utc-input";
 import { rotateSecretAction } from "../actions";
-import { Field } from "./field";
 import { IssuedSecretBox } from "./issued-secret";
+import { SecretInput } from "./secret-input";
 
 type Retire = "at" | "now" | "keep";
 
@@ -29,16 +31,9 @@ function RotateSecretForm({
   defaultRetireAt: string;
   done: () => void;
 }) {
-  const [state, dispatch, pending] = useActionState(rotateSecretAction, undefined);
-  const [, startTransition] = useTransition();
+  const { state, pending, submit } = useKeptFormAction(rotateSecretAction);
   const [retire, setRetire] = useState<Retire>("at");
   const [open, setOpen] = useState(false);
-  // By hand, not through the form's action: React would reset the form, losing what was typed on an error.
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget);
-    startTransition(() => dispatch(data));
-  };
   if (state?.ok)
     return (
       <div className="flex flex-col gap-3">
@@ -87,30 +82,19 @@ function RotateSecretForm({
         label="New secret"
         hint="Paste the provider's new secret, or leave blank to generate one (shown once)."
       >
-        <Input
-          id="rotate-secret"
-          name="secret"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="blank: generate one"
-          aria-describedby="rotate-secret-hint"
-          className="font-mono"
-        />
+        {(control) => <SecretInput {...control} />}
       </Field>
       <fieldset className="flex min-w-0 flex-col gap-2">
         <legend className="mb-1 text-xs font-medium text-muted-foreground">The secrets there now</legend>
         {choice(
           "at",
           "stop verifying at (UTC)",
-          <Input
+          <UtcInput
             name="retireAt"
             defaultValue={defaultRetireAt}
-            placeholder="YYYY-MM-DD HH:MM"
             aria-label="Old secrets stop verifying at (UTC)"
-            autoComplete="off"
-            spellCheck={false}
             disabled={retire !== "at"}
-            className="w-44 font-mono"
+            className="w-44"
           />,
         )}
         {choice("now", "stop verifying now")}
@@ -124,11 +108,7 @@ function RotateSecretForm({
           Close
         </Button>
       </div>
-      {state && !state.ok && (
-        <Alert tone="danger" role="alert">
-          {state.error}
-        </Alert>
-      )}
+      <FormMessage state={state} />
     </form>
   );
 }

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { PageHeader } from "@/components/page-header";
+import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { PROVIDERS, PROVIDER_KINDS } from "@/lib/providers";
 import { LEMON_SQUEEZY_OPTIONS, TYPEFORM_OPTIONS, ZOOM_OPTIONS } from "@/lib/samples/generic";
 import { requirePage } from "../../../_lib/session";
@@ -23,12 +22,9 @@ export default async function NewSourcePage() {
     <>
       <PageHeader
         crumbs={
-          <>
-            <Link href="/sources" className="hover:underline">
-              Sources
-            </Link>{" "}
-            / new
-          </>
+          <Breadcrumb href="/sources" parent="Sources">
+            new
+          </Breadcrumb>
         }
         title="Add a source"
         description="A new endpoint, /api/webhooks/<slug>. Its secret is stored sealed (LEDGER_SECRET_KEY) and shown once."

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { DownloadIcon, PrinterIcon, SearchIcon } from "lucide-react";
-import { PageHeader } from "@/components/page-header";
+import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
 import { getSubjectView, SUBJECT_ENTITY_LIMIT } from "@/lib/ledger/subject";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
@@ -9,6 +9,7 @@ import { requirePage } from "../../../_lib/session";
 import { EntityCard } from "../_components/entity-card";
 import { EventItem } from "../_components/event-item";
 import { plural, subjectFromParam, subjectHref } from "../_components/format";
+import { InvalidSubject } from "../_components/invalid-subject";
 
 export const metadata: Metadata = { title: "Customer" };
 
@@ -17,15 +18,7 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
   const parsed = subjectFromParam(raw);
   const path = parsed.ok ? subjectHref(parsed.subject) : "/events";
   const { db, actor } = await requirePage("events.read", path);
-  if (!parsed.ok)
-    return (
-      <p
-        role="alert"
-        className="rounded-lg border border-destructive/40 bg-destructive/10 px-4 py-3 text-sm text-destructive"
-      >
-        {parsed.error}
-      </p>
-    );
+  if (!parsed.ok) return <InvalidSubject error={parsed.error} />;
   const v = await getSubjectView(db, actor, { subject: parsed.subject }, (slug) => sourcesFromEnv().find(slug));
   const sources = [...new Set(v.events.map((e) => e.source))].sort();
   const duplicates = v.events.reduce((n, e) => n + e.duplicates, 0);
@@ -35,18 +28,20 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
     <>
       <PageHeader
         crumbs={
-          <>
-            <Link href="/events" className="hover:text-foreground hover:underline">
-              Events
-            </Link>{" "}
-            / customer
-          </>
+          <Breadcrumb href="/events" parent="Events">
+            customer
+          </Breadcrumb>
         }
         title={<span className="font-mono break-all">{v.subject}</span>}
         description={
           v.events.length === 0
             ? "No event in the ledger mentions this id or email."
-            : `${plural(v.events.length, "event")} from ${sources.join(", ")} · ${plural(v.entities.length, "entity", "entities")} moved · ${plural(duplicates, "duplicate delivery", "duplicate deliveries")} · ${plural(decisions, "stale or tie decision")}`
+            : [
+                `${plural(v.events.length, "event")} from ${sources.join(", ")}`,
+                `${plural(v.entities.length, "entity", "entities")} moved`,
+                plural(duplicates, "duplicate delivery", "duplicate deliveries"),
+                plural(decisions, "stale or tie decision"),
+              ].join(" · ")
         }
         actions={
           <>
@@ -78,7 +73,8 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
       {v.found > v.events.length && (
         <p role="status" className="mb-4 rounded-lg border border-warning/40 bg-warning/10 px-4 py-3 text-sm">
           {v.capped
-            ? `More than ${(v.found - 1).toLocaleString("en")} events mention this value: an id many events share (a price, a product), not one customer. Shown: the newest ${v.events.length} of those found first.`
+            ? `More than ${(v.found - 1).toLocaleString("en")} events mention this value: an id many events share ` +
+              `(a price, a product), not one customer. Shown: the newest ${v.events.length} of those found first.`
             : `${v.found.toLocaleString("en")} events mention it; shown: the newest ${v.events.length}. Narrow the search on the events page for the rest.`}
         </p>
       )}

@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { Alert } from "@/components/ui/alert";
+import { NewPasswordInput } from "@/components/account-fields";
+import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Input, Label, NativeSelect } from "@/components/ui/input";
 import { createUserAction } from "../actions";
@@ -36,15 +37,7 @@ export function CreateUserForm({
         </Label>
         <Label>
           Initial password
-          <Input
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            minLength={passwordRules.minLength}
-            maxLength={passwordRules.maxLength}
-            aria-describedby="new-user-password-rules"
-            required
-          />
+          <NewPasswordInput name="password" rules={passwordRules} rulesId="new-user-password-rules" />
         </Label>
       </div>
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -53,16 +46,7 @@ export function CreateUserForm({
           {pending ? "Adding…" : "Add user"}
         </Button>
       </div>
-      {state &&
-        (state.ok ? (
-          <Alert tone="success" role="status">
-            User added.
-          </Alert>
-        ) : (
-          <Alert tone="danger" role="alert">
-            {state.error}
-          </Alert>
-        ))}
+      <FormMessage state={state} success="User added." />
     </form>
   );
 }

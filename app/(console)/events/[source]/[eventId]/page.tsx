@@ -1,8 +1,7 @@
 import { DownloadIcon } from "lucide-react";
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import { PageHeader } from "@/components/page-header";
+import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
@@ -102,12 +101,9 @@ export default async function EventPage({
     >
       <PageHeader
         crumbs={
-          <>
-            <Link className="hover:text-foreground hover:underline" href="/events">
-              Events
-            </Link>{" "}
-            / {e.source}
-          </>
+          <Breadcrumb href="/events" parent="Events">
+            {e.source}
+          </Breadcrumb>
         }
         title={<span className="font-mono text-lg break-all">{e.eventId}</span>}
         description={<span className="font-mono break-all">{e.eventType}</span>}

@@ -3,11 +3,13 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
+import { cn } from "@/components/ui/cn";
 import { buildDisputeBundle, type BundleEvent } from "@/lib/ledger/dispute-bundle";
 import type { SignatureCheck } from "@/lib/ledger/event-detail";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
 import { badgeInput, plural, subjectFromParam, subjectHref } from "../../_components/format";
+import { InvalidSubject } from "../../_components/invalid-subject";
 import { PrintButton } from "../../_components/print-button";
 import { TransitionLine } from "../../_components/transition-line";
 
@@ -116,7 +118,13 @@ function Event({ e, n }: { e: BundleEvent; n: number }) {
         </Fact>
       </Facts>
       <H3>Headers as received</H3>
-      <dl className="grid grid-cols-1 gap-x-4 rounded-md bg-muted/50 px-3 py-2 font-mono text-xs sm:grid-cols-[max-content_minmax(0,1fr)] print:bg-transparent print:px-0">
+      <dl
+        className={cn(
+          "grid grid-cols-1 gap-x-4 rounded-md bg-muted/50 px-3 py-2 font-mono text-xs",
+          "sm:grid-cols-[max-content_minmax(0,1fr)]",
+          "print:bg-transparent print:px-0",
+        )}
+      >
         {Object.entries(e.headers)
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([k, v]) => (
@@ -129,7 +137,10 @@ function Event({ e, n }: { e: BundleEvent; n: number }) {
       <H3>Raw body, exactly as received</H3>
       <pre
         data-raw-body=""
-        className="max-h-[28rem] overflow-auto rounded-md bg-muted/50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap print:max-h-none print:overflow-visible print:border print:bg-transparent"
+        className={cn(
+          "max-h-[28rem] overflow-auto rounded-md bg-muted/50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap",
+          "print:max-h-none print:overflow-visible print:border print:bg-transparent",
+        )}
       >
         {e.rawBody}
       </pre>
@@ -180,15 +191,7 @@ export default async function PrintPage({ params }: { params: Promise<{ id: stri
   const parsed = subjectFromParam((await params).id);
   const path = parsed.ok ? `${subjectHref(parsed.subject)}/print` : "/events";
   const { db, actor } = await requirePage("events.read", path);
-  if (!parsed.ok)
-    return (
-      <p
-        role="alert"
-        className="rounded-lg border border-destructive/40 bg-destructive/10 px-4 py-3 text-sm text-destructive"
-      >
-        {parsed.error}
-      </p>
-    );
+  if (!parsed.ok) return <InvalidSubject error={parsed.error} />;
   const doc = await buildDisputeBundle(
     db,
     actor,

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { PageHeader } from "@/components/page-header";
+import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
 import { can } from "@/lib/auth/roles";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
@@ -30,12 +30,9 @@ export default async function EntityPage({
     <>
       <PageHeader
         crumbs={
-          <>
-            <Link href="/events" className="hover:text-foreground hover:underline">
-              Events
-            </Link>{" "}
-            / {t.source} / {t.entityType}
-          </>
+          <Breadcrumb href="/events" parent="Events">
+            {t.source} / {t.entityType}
+          </Breadcrumb>
         }
         title={<span className="font-mono break-all">{t.entityId}</span>}
         description={`A ${t.entityType} from ${t.source}: every event that tried to move it, and what stands now.`}

@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from "react";
 import { CopyButton } from "@/components/copy-button";
+import { cn } from "@/components/ui/cn";
 import { useEventBody } from "./event-body";
 
 /** The text without the whitespace JSON ignores (outside strings): what a re-serialisation would keep. */
@@ -40,7 +41,10 @@ function differenceNote(raw: string, pretty: Pretty): string {
   if (pretty.text === raw) return "The provider sent it indented like this: pretty and raw are the same bytes.";
   if (withoutInsignificantSpace(raw) === pretty.compact)
     return "Pretty differs from the bytes received in whitespace only. The signature covers the raw bytes: copy those to re-verify.";
-  return "Pretty also rewrites values (number formats, escapes or repeated keys differ from the bytes received). The signature covers the raw bytes: copy those to re-verify.";
+  return (
+    "Pretty also rewrites values (number formats, escapes or repeated keys differ from the bytes received). " +
+    "The signature covers the raw bytes: copy those to re-verify."
+  );
 }
 
 /** The body exactly as received (byte-exact, the evidence) or re-indented, with a copy button for what is shown. */
@@ -55,7 +59,11 @@ export function RawBodyPanel() {
       type="button"
       aria-pressed={mode === m}
       onClick={() => setMode(m)}
-      className="cursor-pointer rounded border-0 bg-transparent px-2.5 py-1 text-xs font-medium text-muted-foreground hover:text-foreground aria-pressed:bg-card aria-pressed:text-foreground aria-pressed:shadow-xs"
+      className={cn(
+        "cursor-pointer rounded border-0 bg-transparent px-2.5 py-1 text-xs font-medium",
+        "text-muted-foreground hover:text-foreground",
+        "aria-pressed:bg-card aria-pressed:text-foreground aria-pressed:shadow-xs",
+      )}
     >
       {label}
     </button>
