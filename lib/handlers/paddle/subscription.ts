@@ -20,7 +20,7 @@ export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
     };
     return { entity: { type: "subscription", id: externalId, version }, state };
   },
-  write: (tx, state, { entity, event }) => writeSubscription(tx, "paddle", state, entity.version, event.eventId),
+  write: (tx, state, ctx) => writeSubscription(tx, "paddle", { state, ...ctx }),
   writeMany: (tx, items) => writeSubscriptions(tx, "paddle", items),
   // Paddle sends no previous values; a tie (rare: microsecond versions) asks GET /subscriptions/{id}.
   current: {

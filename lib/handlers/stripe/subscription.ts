@@ -33,7 +33,7 @@ export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
     const version = integerAt(payload as Record<string, unknown>, "created", "event");
     return { entity: { type: "subscription", id: state.externalId, version }, state };
   },
-  write: (tx, state, { entity, event }) => writeSubscription(tx, "stripe", state, entity.version, event.eventId),
+  write: (tx, state, ctx) => writeSubscription(tx, "stripe", { state, ...ctx }),
   writeMany: (tx, items) => writeSubscriptions(tx, "stripe", items),
   // *.updated events carry the changed fields' previous values: the order of two events in one second.
   chain({ payload }) {
