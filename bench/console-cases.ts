@@ -241,14 +241,15 @@ export async function termWrite(db: Db, runs: number, size = 100): Promise<Timin
     const tag = `-terms${run}`;
     // The callback returns the milliseconds of the term write alone (the copies' insert is not timed).
     const { n: took } = await inRollback(db, async (tx) => {
-      const copies = rowsOf<{ source: string; eventId: string; payload: unknown }>(
+      const copies = rowsOf<{ source: string; eventId: string; payload: unknown; subjectIds: string[] }>(
         await tx.execute(sql`
           insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids)
           select source, event_id || ${tag}, event_type, payload, raw_body, headers, 'processing',
                  array_replace(subject_ids, event_id, event_id || ${tag})
           from webhook_event where status = 'settled' and source = 'stripe'
           order by received_at desc offset ${run * size} limit ${size}
-          returning source, event_id as "eventId", coalesce(payload, raw_body::jsonb) as payload`),
+          returning source, event_id as "eventId", coalesce(payload, raw_body::jsonb) as payload,
+                    subject_ids as "subjectIds"`),
       );
       const t0 = performance.now();
       await recordSubjectTerms(tx, copies);

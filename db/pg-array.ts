@@ -11,7 +11,17 @@ function item(value: string | number | null): string {
  */
 export function pgArray(
   values: readonly (string | number | null)[],
-  type: "text" | "uuid" | "int" | "bigint" | "timestamptz",
+  type: "text" | "uuid" | "int" | "bigint" | "timestamptz" | "jsonb",
 ): SQL {
   return sql`${`{${values.map(item).join(",")}}`}::${sql.raw(type)}[]`;
+}
+
+type ArrayType = Parameters<typeof pgArray>[1];
+
+/** Several columns as array parameters, comma-separated: the arguments of one `unnest(…)` over a batch. */
+export function pgArrays(columns: readonly (readonly [readonly (string | number | null)[], ArrayType])[]): SQL {
+  return sql.join(
+    columns.map(([values, type]) => pgArray(values, type)),
+    sql`, `,
+  );
 }

@@ -2,13 +2,14 @@ import { sql } from "drizzle-orm";
 import { rowsOf, setLocalTimeouts, type Db, type Tx } from "@/db/client";
 import type { AttemptOutcome } from "@/db/schema";
 import { describeError, isDataError, isRetryableConflict } from "@/lib/errors";
-import { entityTransition, type ErrorKind } from "@/db/schema";
+import type { ErrorKind } from "@/db/schema";
 import { applyBatch, type Applied, type NotApplied, type ProviderApi } from "@/lib/handlers/dispatch";
 import type { HandlerLookup } from "@/lib/handlers/registry";
 import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
-import { pgArray } from "@/db/pg-array";
+import { pgArrays } from "@/db/pg-array";
 import { recordSubjectTerms } from "./subject-terms";
+import { insertTransitions } from "./transition-insert";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 export interface ProcessContext {
@@ -80,25 +81,20 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
   // Fence: lock the rows whose lease is still ours. A worker that lost its lease finds nothing here
   // and writes nothing; once locked, no reaper or other worker can take them until we commit.
-  const owned = new Set(
-    rowsOf<{ source: string; event_id: string }>(
+  // The row's subject ids come back under that lock too: the search directory is written from them.
+  const owned = new Map(
+    rowsOf<{ source: string; event_id: string; subject_ids: string[] | null }>(
       await tx.execute(sql`
-        select e.source, e.event_id from webhook_event e
-        join unnest(${pgArray(
-          events.map((e) => e.source),
-          "text",
-        )}, ${pgArray(
-          events.map((e) => e.eventId),
-          "text",
-        )},
-                    ${pgArray(
-                      events.map((e) => e.leaseToken),
-                      "uuid",
-                    )}) as v(source, event_id, token)
+        select e.source, e.event_id, e.subject_ids from webhook_event e
+        join unnest(${pgArrays([
+          [events.map((e) => e.source), "text"],
+          [events.map((e) => e.eventId), "text"],
+          [events.map((e) => e.leaseToken), "uuid"],
+        ])}) as v(source, event_id, token)
           on e.source = v.source and e.event_id = v.event_id
         where e.lease_token = v.token and e.status = 'processing'
         for update of e`),
-    ).map((r) => `${r.source}\u0000${r.event_id}`),
+    ).map((r) => [`${r.source}\u0000${r.event_id}`, r.subject_ids ?? []]),
   );
   const mine = events.filter((e) => owned.has(keyOf(e)));
   const applied = await applyBatch(tx, mine, ctx);
@@ -120,7 +116,7 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     // The search directory commits with the settle: off the claim path, once per event.
     await recordSubjectTerms(
       tx,
-      done.map((d) => d.event),
+      done.map((d) => ({ payload: d.event.payload, subjectIds: owned.get(keyOf(d.event)) ?? [] })),
     );
   }
   const failures = events.flatMap((event, index) =>
@@ -134,35 +130,19 @@ type Done = Applied & { event: LeasedEvent };
 /** Appends the batch's timeline rows, settles its ledger rows and appends their attempt rows: two statements. */
 async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
   const transitions = done.flatMap((d) => (d.transition ? [d.transition] : []));
-  if (transitions.length > 0) await tx.insert(entityTransition).values(transitions);
-  const col = <T extends string | number | null>(f: (d: Done) => T) => done.map(f);
+  await insertTransitions(tx, transitions);
+  const col = (f: (d: Done) => string | number | null) => done.map(f);
   await tx.execute(sql`
     with v as (
-      select * from unnest(${pgArray(
-        col((d) => d.event.source),
-        "text",
-      )}, ${pgArray(
-        col((d) => d.event.eventId),
-        "text",
-      )},
-        ${pgArray(
-          col((d) => d.event.attempt),
-          "int",
-        )}, ${pgArray(
-          col((d) => d.event.trigger),
-          "text",
-        )},
-        ${pgArray(
-          col((d) => d.event.actor),
-          "text",
-        )}, ${pgArray(
-          col((d) => d.event.leasedAt.toISOString()),
-          "timestamptz",
-        )},
-        ${pgArray(
-          col((d) => d.outcome),
-          "text",
-        )}) as v(source, event_id, number, trigger, actor, started_at, outcome)
+      select * from unnest(${pgArrays([
+        [col((d) => d.event.source), "text"],
+        [col((d) => d.event.eventId), "text"],
+        [col((d) => d.event.attempt), "int"],
+        [col((d) => d.event.trigger), "text"],
+        [col((d) => d.event.actor), "text"],
+        [col((d) => d.event.leasedAt.toISOString()), "timestamptz"],
+        [col((d) => d.outcome), "text"],
+      ])}) as v(source, event_id, number, trigger, actor, started_at, outcome)
     ), settled as (
       update webhook_event e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
         outcome = v.outcome, lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
@@ -191,7 +171,7 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
   // A permanent failure is dead at once: the retry budget would only burn attempts that cannot succeed.
   const status = kind === "permanent" ? sql`'dead'` : failStatusSql(ctx.policy);
   try {
-    const [row] = rowsOf<{ status: "failed" | "dead" }>(
+    const [row] = rowsOf<{ status: "failed" | "dead"; subject_ids: string[] | null }>(
       await db.execute(sql`
         with upd as (
           update webhook_event e set status = ${status}, last_error = ${message}, outcome = 'failed',
@@ -199,7 +179,7 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
             next_trigger = 'auto', next_actor = null
           where e.source = ${event.source} and e.event_id = ${event.eventId}
             and e.lease_token = ${event.leaseToken} and e.status = 'processing'
-          returning e.status
+          returning e.status, e.subject_ids
         ), attempt as (
           insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
                                        error_kind)
@@ -207,13 +187,14 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
                  ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
           from upd
         )
-        select status from upd`),
+        select status, subject_ids from upd`),
     );
     if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
     // A failed or dead event is searched for too. Not atomic with the failure: a lost write here is
     // written again by the next attempt that ends.
-    await recordSubjectTerms(db, [event]).catch((termErr: unknown) =>
-      ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
+    await recordSubjectTerms(db, [{ payload: event.payload, subjectIds: row.subject_ids ?? [] }]).catch(
+      (termErr: unknown) =>
+        ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
     );
     return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
   } catch (recordErr) {

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db, type Tx } from "@/db/client";
-import { pgArray } from "@/db/pg-array";
+import { pgArrays } from "@/db/pg-array";
 import type { TermField } from "@/db/schema";
 import { idAt, isObject } from "@/lib/providers/types";
 import { payloadSql } from "@/db/payload";
@@ -21,9 +21,11 @@ const ID_SHAPES: readonly (readonly [string, TermField])[] = [
   ["^(in|inv)_", "invoice id"],
 ];
 
+const SHAPE_REGEXES = ID_SHAPES.map(([pattern, field]) => [new RegExp(pattern), field] as const);
+
 /** The field a subject id is shown as, from its shape, when the directory says nothing better. */
 export function fieldOfSubject(subject: string): TermField {
-  for (const [pattern, field] of ID_SHAPES) if (new RegExp(pattern).test(subject)) return field;
+  for (const [pattern, field] of SHAPE_REGEXES) if (pattern.test(subject)) return field;
   return "id";
 }
 
@@ -139,33 +141,42 @@ export function extractSubjectTerms(payload: unknown): FoundTerm[] {
   return [...out.values()];
 }
 
-const texts = (values: readonly string[]) => pgArray(values, "text");
 // A btree entry holds ~2.7 kB; a term and its subject stay well inside.
 const MAX_ENTRY_BYTES = 2000;
+
+/** What the directory needs of an event: its payload and the ids its row holds (read under the row's lock). */
+export interface TermSource {
+  payload: unknown;
+  subjectIds: readonly string[];
+}
 
 /**
  * Adds the directory terms of these events: their customer ids, emails and subscription ids (DIRECTORY_ID_FIELDS,
  * by shape) and what extractSubjectTerms finds in the payload (which wins for the same term and subject). One statement, rows in
  * (term, subject) order so that two batches adding the same new terms wait on each other, never deadlock.
- * Runs in the worker's settle transaction (and after a failed attempt), never in the claim.
+ * Runs in the worker's settle transaction (and after a failed attempt), never in the claim. The ids are
+ * classified here, not in SQL: a regex per id per shape was most of this statement's time (bench:worker).
  */
-export async function recordSubjectTerms(
-  db: Db | Tx,
-  events: readonly (EventKey & { payload: unknown })[],
-): Promise<void> {
-  if (events.length === 0) return;
-  const found = events.flatMap((e) => extractSubjectTerms(e.payload));
+export async function recordSubjectTerms(db: Db | Tx, events: readonly TermSource[]): Promise<void> {
+  const rows: (FoundTerm & { rank: number })[] = [];
+  for (const e of events) {
+    for (const subject of e.subjectIds) {
+      const field = fieldOfSubject(subject);
+      if (DIRECTORY_ID_FIELDS.includes(field)) rows.push({ text: subject, value: subject, subject, field, rank: 1 });
+    }
+    for (const found of extractSubjectTerms(e.payload)) rows.push({ ...found, rank: 0 });
+  }
+  if (rows.length === 0) return;
   await db.execute(sql`
     with found as (
-      select lower(s) as term, s as subject, ${sql.raw(termFieldSql("s"))} as field, s as value, 1 as rank
-      from unnest(${texts(events.map((e) => e.source))}, ${texts(events.map((e) => e.eventId))}) as k(source, event_id)
-      join webhook_event e on e.source = k.source and e.event_id = k.event_id
-      cross join unnest(e.subject_ids) as s
-      where ${sql.raw(termFieldSql("s"))} in (${sql.raw(DIRECTORY_ID_FIELDS.map((f) => `'${f}'`).join(", "))})
-      union all
-      select lower(x.text), x.subject, x.field, x.value, 0
-      from unnest(${texts(found.map((f) => f.text))}, ${texts(found.map((f) => f.subject))},
-                  ${texts(found.map((f) => f.field))}, ${texts(found.map((f) => f.value))}) as x(text, subject, field, value)
+      select lower(x.text) as term, x.subject, x.field, x.value, x.rank
+      from unnest(${pgArrays([
+        [rows.map((r) => r.text), "text"],
+        [rows.map((r) => r.subject), "text"],
+        [rows.map((r) => r.field), "text"],
+        [rows.map((r) => r.value), "text"],
+        [rows.map((r) => r.rank), "int"],
+      ])}) as x(text, subject, field, value, rank)
     )
     insert into subject_term (term, subject, field, value)
     select distinct on (term collate "C", subject collate "C") term, subject, field, value
@@ -214,9 +225,9 @@ export async function backfillSubjectTerms(
 ): Promise<{ events: number; next?: EventKey }> {
   const limit = opts.limit ?? 500;
   const after = opts.after ? sql`where (source, event_id) > (${opts.after.source}, ${opts.after.eventId})` : sql``;
-  const rows = rowsOf<EventKey & { payload: unknown }>(
+  const rows = rowsOf<EventKey & TermSource>(
     await db.execute(sql`
-      select source, event_id as "eventId", ${payloadSql("e")} as payload
+      select source, event_id as "eventId", ${payloadSql("e")} as payload, subject_ids as "subjectIds"
       from webhook_event e ${after}
       order by source, event_id
       limit ${limit}`),

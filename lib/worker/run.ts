@@ -5,6 +5,7 @@ import { processLeased, type Processed } from "@/lib/ledger/process";
 import type { EventKey, LeasedEvent } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
 import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
+import { createIndexMerger } from "./index-merge";
 import type { WorkerSettings } from "./settings";
 
 export interface Worker {
@@ -53,6 +54,8 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
   let sleepers: (() => void)[] = [];
   const loops: Promise<void>[] = [];
   let reaper: NodeJS.Timeout | undefined;
+  let merger: NodeJS.Timeout | undefined;
+  const indexMerger = createIndexMerger(getDb, log);
   let unlisten: (() => Promise<void>) | undefined;
   const ctx = {
     policy: settings.policy,
@@ -152,6 +155,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       for (let i = 0; i < settings.concurrency; i++) loops.push(loop(i));
       reaper = setInterval(() => void reap(), Math.max(50, Math.min(settings.leaseMs / 2, 5000)));
       void reap();
+      if (settings.indexMergeMs) merger = setInterval(() => void indexMerger.merge(), settings.indexMergeMs);
       listen?.(wake).then(
         (stopListening) => {
           unlisten = stopListening;
@@ -168,9 +172,10 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     async stop() {
       running = false;
       clearInterval(reaper);
+      clearInterval(merger);
       wake();
       // Each loop finishes (settles or records) the batch it holds; so does each fast-path event.
-      await Promise.all([...loops.splice(0), ...fastPath]);
+      await Promise.all([...loops.splice(0), ...fastPath, indexMerger.idle()]);
       await unlisten?.().catch(() => {});
     },
     wake,

@@ -18,6 +18,8 @@ export interface WorkerSettings {
   statementTimeoutMs: number;
   policy: RetryPolicy;
   handlers: HandlerLookup;
+  /** How often to merge the subject index's pending list (lib/worker/index-merge.ts); absent or 0: never. */
+  indexMergeMs?: number;
   /** Where a tie nothing else orders is asked about (STRIPE_API_KEY, PADDLE_API_KEY); absent: none. */
   providerApi?: ProviderApi;
 }
@@ -36,6 +38,7 @@ export function workerSettingsFromEnv(
     pollMs: env.WORKER_POLL_MS,
     fastPathConcurrency: env.FAST_PATH_CONCURRENCY,
     statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
+    indexMergeMs: env.WORKER_INDEX_MERGE_MS,
     policy: {
       maxAttempts: env.WORKER_MAX_ATTEMPTS,
       backoffBaseMs: env.WORKER_BACKOFF_BASE_MS,

@@ -205,7 +205,7 @@ describe("migrator on PostgreSQL", () => {
       const [gin] = await db<
         { options: string[] }[]
       >`select reloptions as options from pg_class where relname = 'webhook_event_subject_ids_idx'`;
-      expect(gin?.options).toEqual(["fastupdate=off"]);
+      expect(gin?.options).toEqual(["fastupdate=on", "gin_pending_list_limit=256"]);
 
       expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual([]);
       expect(await recorded(db)).toEqual(expected);
