@@ -1,8 +1,13 @@
 import { sql, type SQL } from "drizzle-orm";
 
+const SPECIAL = /["\\]/;
+const SPECIALS = /["\\]/g;
+
+// Most values hold neither a quote nor a backslash: one test, and no copy, for those (a batch binds thousands).
 function item(value: string | number | null): string {
   if (value === null) return "NULL";
-  return `"${String(value).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  const s = typeof value === "string" ? value : String(value);
+  return `"${SPECIAL.test(s) ? s.replace(SPECIALS, "\\$&") : s}"`;
 }
 
 /**
@@ -11,7 +16,7 @@ function item(value: string | number | null): string {
  */
 export function pgArray(
   values: readonly (string | number | null)[],
-  type: "text" | "uuid" | "int" | "bigint" | "timestamptz" | "jsonb",
+  type: "text" | "uuid" | "int" | "bigint" | "timestamptz",
 ): SQL {
   return sql`${`{${values.map(item).join(",")}}`}::${sql.raw(type)}[]`;
 }

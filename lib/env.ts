@@ -144,7 +144,7 @@ export const EnvSchema = z.object({
   WORKER_BATCH_SIZE: int(100, 1),
   WORKER_POLL_MS: int(1000, 10),
   /** How often a worker merges the subject index's pending list (lib/worker/index-merge.ts); 0: never. */
-  WORKER_INDEX_MERGE_MS: int(1000, 0),
+  WORKER_INDEX_MERGE_MS: int(200, 0),
   /**
    * The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure,
    * lib/auth/server.ts).

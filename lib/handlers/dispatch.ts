@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
 import { type entityTransition, type TieResolution } from "@/db/schema";
-import { pgArray } from "@/db/pg-array";
+import { pgArrays } from "@/db/pg-array";
 import type { HandlerLookup } from "./registry";
 import { decideTie, type TieDecision } from "./ties";
 import {
@@ -236,22 +236,13 @@ async function lockEntities(tx: Tx, events: readonly HandlerEvent[], prepared: r
   }>(
     await tx.execute(sql`
       insert into entity_version (source, entity_type, entity_id, version, event_id)
-      select * from unnest(${pgArray(
-        col((k) => k.source),
-        "text",
-      )}, ${pgArray(
-        col((k) => k.type),
-        "text",
-      )}, ${pgArray(
-        col((k) => k.id),
-        "text",
-      )}, ${pgArray(
-        col((k) => k.version),
-        "bigint",
-      )}, ${pgArray(
-        col((k) => k.eventId),
-        "text",
-      )}) as v(source, entity_type, entity_id, version, event_id)
+      select * from unnest(${pgArrays([
+        [col((k) => k.source), "text"],
+        [col((k) => k.type), "text"],
+        [col((k) => k.id), "text"],
+        [col((k) => k.version), "bigint"],
+        [col((k) => k.eventId), "text"],
+      ])}) as v(source, entity_type, entity_id, version, event_id)
       order by 1, 2, 3
       on conflict (source, entity_type, entity_id) do update set updated_at = entity_version.updated_at
       returning source, entity_type, entity_id, version, event_id, (xmax = 0) as inserted`),
@@ -273,22 +264,13 @@ async function storeFinals(
   if (finals.length === 0) return;
   await tx.execute(sql`
     update entity_version ev set version = v.version, event_id = v.event_id, updated_at = now()
-    from unnest(${pgArray(
-      finals.map((f) => f.source),
-      "text",
-    )}, ${pgArray(
-      finals.map((f) => f.entity.type),
-      "text",
-    )}, ${pgArray(
-      finals.map((f) => f.entity.id),
-      "text",
-    )}, ${pgArray(
-      finals.map((f) => f.version),
-      "bigint",
-    )}, ${pgArray(
-      finals.map((f) => f.eventId),
-      "text",
-    )}) as v(source, entity_type, entity_id, version, event_id)
+    from unnest(${pgArrays([
+      [finals.map((f) => f.source), "text"],
+      [finals.map((f) => f.entity.type), "text"],
+      [finals.map((f) => f.entity.id), "text"],
+      [finals.map((f) => f.version), "bigint"],
+      [finals.map((f) => f.eventId), "text"],
+    ])}) as v(source, entity_type, entity_id, version, event_id)
     where ev.source = v.source and ev.entity_type = v.entity_type and ev.entity_id = v.entity_id`);
 }
 

@@ -5,7 +5,7 @@ import { describeError, sqlState } from "@/lib/errors";
 /**
  * The subject index keeps a small pending list (migration 0021): every write of an event row appends its ids
  * there instead of descending the GIN tree once per id. Whichever insert finds the list past its limit merges it
- * inside its own statement, a claim as likely as anything; merging it from the worker, every second, keeps
+ * inside its own statement, a claim as likely as anything; merging it from the worker, five times a second, keeps
  * that rare and small. PostgreSQL lets only the index's owner (or a superuser) merge: a deployment whose app
  * user does not own its tables gets one warning, and the inserts and autovacuum merge as before.
  */
