@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
+import { shopifyOrder } from "@/lib/samples/shopify";
 import { stripeSubscriptionEvent } from "@/lib/samples/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
@@ -106,6 +107,102 @@ describe("batched business writes", () => {
         expect(batched).toEqual(single);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it("[worker] a chain of three updates of one Shopify order in one batch: each step's changes are against the step before", async () => {
+    const steps = [
+      { second: 1, financialStatus: "pending", fulfillmentStatus: null },
+      { second: 2, financialStatus: "paid", fulfillmentStatus: null },
+      { second: 3, financialStatus: "paid", fulfillmentStatus: "fulfilled" },
+    ];
+    for (const [i, st] of steps.entries())
+      await claim(
+        db,
+        "shopify",
+        shopifyOrder({
+          id: 8_100_001,
+          updatedAt: new Date(Date.UTC(2024, 3, 12, 10, 0, st.second)).toISOString(),
+          financialStatus: st.financialStatus,
+          fulfillmentStatus: st.fulfillmentStatus,
+        }),
+        { "x-shopify-topic": "orders/updated", "x-shopify-event-id": `ev-chain-${i}` },
+      );
+    await drain(db, testSettings({ batchSize: 50 }));
+    const timeline = await query<{ changes: unknown }>(
+      db,
+      sql`select changes from entity_transition where entity_type = 'order' order by id`,
+    );
+    expect(timeline.map((t) => t.changes)).toEqual([
+      {
+        name: { from: null, to: "#1042" },
+        email: { from: null, to: "Jon.Snow@Example.com" },
+        financialStatus: { from: null, to: "pending" },
+        totalPrice: { from: null, to: "199.00" },
+        currency: { from: null, to: "USD" },
+      },
+      { financialStatus: { from: "pending", to: "paid" } },
+      { fulfillmentStatus: { from: null, to: "fulfilled" } },
+    ]);
+    expect(await query(db, sql`select financial_status, fulfillment_status, updated_by_event from "order"`)).toEqual([
+      { financial_status: "paid", fulfillment_status: "fulfilled", updated_by_event: "ev-chain-2:orders/updated" },
+    ]);
+  });
+
+  it("[worker] Shopify orders too: any batch leaves the order rows and timeline that one event at a time leaves", async () => {
+    const FINANCIAL = ["pending", "paid", "refunded"] as const;
+    const orderStep = fc.record({
+      order: fc.integer({ min: 0, max: 2 }),
+      second: fc.integer({ min: 0, max: 30 }),
+      financial: fc.constantFrom(...FINANCIAL),
+      fulfilled: fc.boolean(),
+      total: fc.constantFrom("10.00", "199.00"),
+    });
+    const playOrders = async (
+      steps: { order: number; second: number; financial: string; fulfilled: boolean; total: string }[],
+      tag: string,
+      base: number,
+      batchSize: number,
+    ) => {
+      for (const [i, st] of steps.entries()) {
+        const updatedAt = new Date(Date.UTC(2024, 3, 12, 10, 0, st.second, i)).toISOString();
+        await claim(
+          db,
+          "shopify",
+          shopifyOrder({
+            id: base + st.order,
+            updatedAt,
+            financialStatus: st.financial,
+            fulfillmentStatus: st.fulfilled ? "fulfilled" : null,
+            totalPrice: st.total,
+          }),
+          { "x-shopify-topic": "orders/updated", "x-shopify-event-id": `ev-${tag}-${i}` },
+        );
+      }
+      await drain(db, testSettings({ batchSize }));
+      const rows = await query<Record<string, unknown>>(
+        db,
+        sql`select (external_id::bigint - ${base})::int as n, financial_status, fulfillment_status, total_price,
+                   replace(updated_by_event, ${tag}, '') as by
+            from "order" where external_id::bigint between ${base} and ${base + 9} order by 1`,
+      );
+      const timeline = await query<Record<string, unknown>>(
+        db,
+        sql`select replace(event_id, ${tag}, '') as event, outcome, changes from entity_transition
+            where entity_type = 'order' and entity_id::bigint between ${base} and ${base + 9} order by id`,
+      );
+      return { rows, timeline };
+    };
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(orderStep, { minLength: 1, maxLength: 16 }), async (steps) => {
+        run++;
+        const batched = await playOrders(steps, `B${run}`, 9_000_000 + run * 20, 50);
+        const single = await playOrders(steps, `S${run}`, 9_000_010 + run * 20, 1);
+        expect(batched.timeline.length).toBe(steps.length);
+        expect(batched).toEqual(single);
+      }),
+      { numRuns: 20 },
     );
   });
 });

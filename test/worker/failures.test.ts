@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { leaseDue } from "@/lib/ledger/lease";
 import { processLeased } from "@/lib/ledger/process";
+import { shopifyOrder } from "@/lib/samples/shopify";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
@@ -58,5 +59,21 @@ describe("a failure says whether retrying can help", () => {
       { event_id: "evt_ok_1", n: 1 },
       { event_id: "evt_ok_2", n: 1 },
     ]);
+  });
+
+  it("[worker] a Shopify order whose cancelled_at is not a date is dead at once, as permanent, saying which field", async () => {
+    await claim(
+      db,
+      "shopify",
+      { ...shopifyOrder({ id: 8_200_001 }), cancelled_at: "yesterday-ish" },
+      {
+        "x-shopify-topic": "orders/cancelled",
+        "x-shopify-event-id": "ev-bad-date",
+      },
+    );
+    const results = await drain(db);
+    expect(results.map((r) => [r.outcome, r.errorKind])).toEqual([["dead", "permanent"]]);
+    const [row] = await query<{ last_error: string }>(db, sql`select last_error from webhook_event`);
+    expect(row!.last_error).toBe("permanent: payload's order.cancelled_at is not a date: yesterday-ish");
   });
 });

@@ -1,30 +1,15 @@
-import { and, eq, sql } from "drizzle-orm";
-import { order } from "@/db/schema";
 import { shopifyId } from "@/lib/providers/shopify";
 import { isoToMicros } from "@/lib/providers/time";
-import { diff, objectAt, optionalString, stringAt } from "../read";
+import { objectAt, optionalString, stringAt } from "../read";
 import { defineSnapshotHandler, HandlerInputError } from "../types";
+import { writeOrder, writeOrders, type OrderState } from "./order-store";
 
-interface OrderState {
-  externalId: string;
-  name: string | null;
-  email: string | null;
-  financialStatus: string | null;
-  fulfillmentStatus: string | null;
-  totalPrice: string | null;
-  currency: string | null;
-  cancelledAt: Date | null;
+/** A date the payload gives as text; one that is none is the payload's fault, and no retry mends it. */
+function dateAt(text: string, where: string): Date {
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new HandlerInputError(`payload's ${where} is not a date: ${text.slice(0, 40)}`);
+  return d;
 }
-
-const FIELDS = [
-  "name",
-  "email",
-  "financialStatus",
-  "fulfillmentStatus",
-  "totalPrice",
-  "currency",
-  "cancelledAt",
-] as const;
 
 /** orders/create|updated|cancelled → order, versioned by the order's updated_at. */
 export const shopifyOrder = defineSnapshotHandler<OrderState>({
@@ -44,7 +29,7 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
       fulfillmentStatus: optionalString(o, "fulfillment_status"),
       totalPrice: optionalString(o, "total_price"),
       currency: optionalString(o, "currency"),
-      cancelledAt: cancelled ? new Date(cancelled) : null,
+      cancelledAt: cancelled ? dateAt(cancelled, "order.cancelled_at") : null,
     };
     return { entity: { type: "order", id: externalId, version }, state };
   },
@@ -54,26 +39,6 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
     label: "X-Shopify-Triggered-At",
     read: ({ headers }) => isoToMicros(headers?.["x-shopify-triggered-at"] ?? headers?.["shopify-triggered-at"]),
   },
-  async write(tx, state, { entity, event }) {
-    const key = and(eq(order.source, "shopify"), eq(order.externalId, state.externalId));
-    const [before] = await tx.select().from(order).where(key);
-    const row = {
-      source: "shopify",
-      ...state,
-      version: entity.version,
-      updatedByEvent: event.eventId,
-      updatedAt: new Date(),
-    };
-    // Everything but the key is updated on conflict.
-    const { source: _source, externalId: _externalId, ...set } = row;
-    await tx
-      .insert(order)
-      .values(row)
-      .onConflictDoUpdate({
-        target: [order.source, order.externalId],
-        set,
-        setWhere: sql`${order.version} <= excluded.version`,
-      });
-    return diff(before, row, FIELDS);
-  },
+  write: (tx, state, ctx) => writeOrder(tx, { state, ...ctx }),
+  writeMany: (tx, items) => writeOrders(tx, items),
 });
