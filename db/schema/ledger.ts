@@ -118,7 +118,7 @@ export const webhookEvent = pgTable(
     index("webhook_event_status_idx").on(t.status, t.receivedAt, t.eventId, t.source, t.eventType),
     // A small pending list (256 kB): each of an event's three writes (claim, lease, settle) adds its ~10 ids to
     // the list instead of descending the tree per id, and the worker merges the list in bulk five times a second
-    // (lib/worker/gin-merge.ts), so the insert that would cross the limit (and merge inside its own
+    // (lib/worker/index-merge.ts), so the insert that would cross the limit (and merge inside its own
     // statement: ~100 ms at the default 4 MB, 0005) is rare and small. bench:worker: lease and settle −35 %.
     index("webhook_event_subject_ids_idx")
       .using("gin", t.subjectIds)

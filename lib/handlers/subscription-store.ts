@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
-import { pgArray } from "@/db/pg-array";
-import { diff } from "./read";
+import { pgArrays } from "@/db/pg-array";
+import { chainedChanges, lastPerEntity } from "./batch-write";
 import type { Changes, SnapshotWrite } from "./types";
 
 export interface SubscriptionState {
@@ -26,32 +26,19 @@ export async function writeSubscriptions(
   items: readonly SnapshotWrite<SubscriptionState>[],
 ): Promise<Changes[]> {
   if (items.length === 0) return [];
-  const last = new Map<string, SnapshotWrite<SubscriptionState>>();
-  for (const item of items) last.set(item.state.externalId, item);
-  const finals = [...last.values()].sort((a, b) => (a.state.externalId < b.state.externalId ? -1 : 1));
-  const col = <T extends string | number | null>(f: (w: SnapshotWrite<SubscriptionState>) => T) => finals.map(f);
+  const finals = lastPerEntity(items);
+  const col = (f: (w: SnapshotWrite<SubscriptionState>) => string | number | null) => finals.map(f);
   const old = rowsOf<{ external_id: string; customer_id: string | null; plan: string | null; status: string }>(
     await tx.execute(sql`
       with v as (
-        select * from unnest(${pgArray(
-          col((w) => w.state.externalId),
-          "text",
-        )}, ${pgArray(
-          col((w) => w.state.customerId),
-          "text",
-        )}, ${pgArray(
-          col((w) => w.state.plan),
-          "text",
-        )}, ${pgArray(
-          col((w) => w.state.status),
-          "text",
-        )}, ${pgArray(
-          col((w) => w.entity.version),
-          "bigint",
-        )}, ${pgArray(
-          col((w) => w.event.eventId),
-          "text",
-        )}) as v(external_id, customer_id, plan, status, version, event_id)
+        select * from unnest(${pgArrays([
+          [col((w) => w.state.externalId), "text"],
+          [col((w) => w.state.customerId), "text"],
+          [col((w) => w.state.plan), "text"],
+          [col((w) => w.state.status), "text"],
+          [col((w) => w.entity.version), "bigint"],
+          [col((w) => w.event.eventId), "text"],
+        ])}) as v(external_id, customer_id, plan, status, version, event_id)
       ), old as (
         select s.external_id, s.customer_id, s.plan, s.status
         from subscription s join v on s.source = ${source} and s.external_id = v.external_id
@@ -66,15 +53,10 @@ export async function writeSubscriptions(
       )
       select external_id, customer_id, plan, status from old`),
   );
-  const before = new Map<string, ReturnType<typeof fieldsOf> | undefined>(
+  const stored = new Map(
     old.map((r) => [r.external_id, { customerId: r.customer_id, plan: r.plan, status: r.status }]),
   );
-  return items.map((item) => {
-    const after = fieldsOf(item.state);
-    const changes = diff(before.get(item.state.externalId), after, FIELDS);
-    before.set(item.state.externalId, after);
-    return changes;
-  });
+  return chainedChanges(items, stored, fieldsOf, FIELDS);
 }
 
 /** One event's write: the batch statement with one item. */

@@ -14,10 +14,9 @@ export function createIndexMerger(getDb: () => Promise<Db>, log: (message: strin
   let current: Promise<number | undefined> | undefined;
   async function run(): Promise<number | undefined> {
     try {
+      const db = await getDb();
       const [row] = rowsOf<{ pages: string | number }>(
-        await (
-          await getDb()
-        ).execute(sql`select gin_clean_pending_list('webhook_event_subject_ids_idx'::regclass) as pages`),
+        await db.execute(sql`select gin_clean_pending_list('webhook_event_subject_ids_idx'::regclass) as pages`),
       );
       return Number(row?.pages ?? 0);
     } catch (err) {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Tx } from "@/db/client";
 import { pgArrays } from "@/db/pg-array";
-import { diff } from "../read";
+import { chainedChanges, lastPerEntity } from "../batch-write";
 import type { Changes, SnapshotWrite } from "../types";
 
 export interface OrderState {
@@ -41,13 +41,11 @@ interface OrderRow {
 /**
  * Order writes in one statement, one event's or a whole batch's: each order's last state is upserted, guarded by
  * version (the row moves only forward), and the rows as they were come back, so each write's changes are diffed
- * against what the write before it left (the stored row for the first of a chain). As lib/handlers/subscription-store.ts.
+ * against what the write before it left (the stored row for the first of a chain), as lib/handlers/subscription-store.ts.
  */
 export async function writeOrders(tx: Tx, items: readonly SnapshotWrite<OrderState>[]): Promise<Changes[]> {
   if (items.length === 0) return [];
-  const last = new Map<string, SnapshotWrite<OrderState>>();
-  for (const item of items) last.set(item.state.externalId, item);
-  const finals = [...last.values()].sort((a, b) => (a.state.externalId < b.state.externalId ? -1 : 1));
+  const finals = lastPerEntity(items);
   const col = (f: (w: SnapshotWrite<OrderState>) => string | number | null) => finals.map(f);
   const old = rowsOf<OrderRow>(
     await tx.execute(sql`
@@ -83,7 +81,7 @@ export async function writeOrders(tx: Tx, items: readonly SnapshotWrite<OrderSta
       )
       select * from old`),
   );
-  const before = new Map<string, Fields | undefined>(
+  const stored = new Map<string, Fields>(
     old.map((r) => [
       r.external_id,
       {
@@ -97,12 +95,7 @@ export async function writeOrders(tx: Tx, items: readonly SnapshotWrite<OrderSta
       },
     ]),
   );
-  return items.map((item) => {
-    const after = fieldsOf(item.state);
-    const changes = diff(before.get(item.state.externalId), after, FIELDS);
-    before.set(item.state.externalId, after);
-    return changes;
-  });
+  return chainedChanges(items, stored, fieldsOf, FIELDS);
 }
 
 /** One event's write: the batch statement with one item. */
