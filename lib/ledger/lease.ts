@@ -47,18 +47,19 @@ function leaseSet(workerId: string, leaseMs: number): SQL {
 }
 
 /**
- * Lease up to `limit` due events, oldest due first. SKIP LOCKED lets several workers take
- * disjoint batches from the pending partial index without waiting on each other.
+ * Lease up to `limit` due events, oldest due first, or newest due first (`newestFirst`: the worker's
+ * loops alternate, so a live delivery is not queued behind a whole backlog). SKIP LOCKED lets several
+ * workers take disjoint batches from the pending partial index without waiting on each other.
  */
 export async function leaseDue(
   db: Db,
-  opts: { workerId: string; leaseMs: number; limit: number },
+  opts: { workerId: string; leaseMs: number; limit: number; newestFirst?: boolean },
 ): Promise<LeasedEvent[]> {
   const result = await db.execute(sql`
     with due as (
       select source, event_id from webhook_event
       where status in ('claimed', 'failed') and next_attempt_at <= now()
-      order by next_attempt_at
+      order by next_attempt_at ${opts.newestFirst ? sql`desc` : sql`asc`}
       limit ${opts.limit}
       for update skip locked
     )

@@ -115,6 +115,9 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     });
 
   async function loop(slot: number) {
+    // Every other batch takes the newest due events: under a backlog (an outage, a replay) a live delivery
+    // then waits one batch, not the whole backlog, while the other half still drains the oldest first.
+    let turn = slot;
     while (running) {
       lastTick = Date.now();
       try {
@@ -123,6 +126,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
           workerId: settings.workerId,
           leaseMs: settings.leaseMs,
           limit: settings.batchSize,
+          newestFirst: turn++ % 2 === 1,
         });
         if (batch.length > 0) {
           await settleBatch(db, batch, "batch");

@@ -1,0 +1,67 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { claimEvents } from "@/lib/intake/claim";
+import { describeDelivery } from "@/lib/intake/describe";
+import { createWorker } from "@/lib/worker/run";
+import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
+import { setupTestDb } from "../db";
+import { claim, query, testSettings } from "./helpers";
+
+const handle = setupTestDb();
+const { db } = handle;
+
+async function claimBacklog(n: number): Promise<void> {
+  const claims = Array.from({ length: n }, (_, i) => {
+    const payload = stripeInvoicePaidEvent({ eventId: `evt_backlog_${i}`, customerId: `cus_Back${i % 50}`, amount: 1 });
+    const described = describeDelivery({
+      source: { slug: "stripe", provider: "stripe" },
+      payload,
+      rawBody: JSON.stringify(payload),
+      headers: new Headers(),
+      via: "provider",
+    });
+    if (!described.ok) throw new Error(described.reason);
+    return described.claim;
+  });
+  for (let i = 0; i < n; i += 500) await claimEvents(db, claims.slice(i, i + 500));
+  // An hour-old backlog (a worker outage, a replay), oldest first in claim order.
+  await db.execute(sql`
+    update webhook_event set next_attempt_at = now() - interval '1 hour'
+      + (substring(event_id from 'evt_backlog_(\\d+)'))::int * interval '1 millisecond'`);
+}
+
+describe("a live delivery beside a backlog", () => {
+  it("[worker] is settled within a batch or two, not after the whole backlog, while the oldest still go first", async () => {
+    const backlog = 2_000;
+    await claimBacklog(backlog);
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_live", customerId: "cus_Live", amount: 5 }));
+    const worker = createWorker({ getDb: async () => db, settings: testSettings({ concurrency: 1, batchSize: 50 }) });
+    worker.start();
+    try {
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const [row] = await query<{ n: number }>(
+          db,
+          sql`select count(*)::int as n from webhook_event where status <> 'settled'`,
+        );
+        if (row?.n === 0) break;
+        if (Date.now() > until) throw new Error(`${row?.n} events still unsettled after 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await worker.stop();
+    }
+    const [order] = await query<{ before_live: number; oldest_first_batch: boolean }>(
+      db,
+      sql`select
+            (select count(*)::int from webhook_event b, webhook_event l
+              where l.event_id = 'evt_live' and b.event_id like 'evt_backlog_%' and b.settled_at < l.settled_at)
+              as before_live,
+            (select a.number = 1 and a.started_at = (select min(started_at) from webhook_attempt)
+               from webhook_attempt a where a.event_id = 'evt_backlog_0') as oldest_first_batch`,
+    );
+    // One loop, batches of 50: the first batch takes the 50 oldest, the second the newest (the live event).
+    expect(order?.before_live).toBeLessThan(100);
+    expect(order?.oldest_first_batch).toBe(true);
+  });
+});
