@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { handlerLookup } from "@/lib/handlers/registry";
+import { defineDeltaHandler } from "@/lib/handlers/types";
 import { claimEvents } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
 import { createWorker } from "@/lib/worker/run";
@@ -65,3 +67,65 @@ describe("a live delivery beside a backlog", () => {
     expect(order?.oldest_first_batch).toBe(true);
   });
 });
+
+describe("the fast path under load", () => {
+  it("[worker] steps aside while a loop has a batch in hand (the loop takes the event next), and runs when idle", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    const handlers = handlerLookup([
+      defineDeltaHandler<string>({
+        source: "stripe",
+        types: ["invoice.paid"],
+        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
+        async apply(_tx, eventId) {
+          if (eventId === "evt_held") {
+            held++;
+            await gate;
+          }
+          return {};
+        },
+      }),
+    ]);
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_held" }));
+    const worker = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ handlers, concurrency: 1, batchSize: 10, pollMs: 60_000 }),
+    });
+    worker.start();
+    try {
+      await waitFor(async () => held === 1);
+      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_during" }));
+      expect(await worker.processClaimed({ source: "stripe", eventId: "evt_during" })).toBeUndefined();
+      release();
+      await waitFor(async () => (await statusOf("evt_during")) === "settled");
+      const [attempt] = await query<{ actor: string; n: number }>(
+        db,
+        sql`select actor, count(*) over ()::int as n from webhook_attempt where event_id = 'evt_during'`,
+      );
+      expect(attempt).toEqual({ actor: "test-worker", n: 1 });
+      // Idle again (the loop found nothing more and sleeps until woken): the fast path takes the next claim itself.
+      await new Promise((r) => setTimeout(r, 200));
+      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_idle" }));
+      expect(await worker.processClaimed({ source: "stripe", eventId: "evt_idle" })).toMatchObject({
+        outcome: "settled",
+      });
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+});
+
+async function statusOf(eventId: string): Promise<string | undefined> {
+  const [row] = await query<{ status: string }>(db, sql`select status from webhook_event where event_id = ${eventId}`);
+  return row?.status;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
