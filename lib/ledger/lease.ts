@@ -47,19 +47,23 @@ function leaseSet(workerId: string, leaseMs: number): SQL {
 }
 
 /**
- * Lease up to `limit` due events, oldest due first, or newest due first (`newestFirst`: the worker's
- * loops alternate, so a live delivery is not queued behind a whole backlog). SKIP LOCKED lets several
- * workers take disjoint batches from the pending partial index without waiting on each other.
+ * Lease up to `limit` due events, oldest due first; or (`liveWithinMs`) only those that became due in the
+ * last `liveWithinMs`, newest first: the worker's live lane, so a fresh delivery is not queued behind a whole
+ * backlog. Bounded to a recent range of the pending index, the lane never walks the backlog itself. SKIP
+ * LOCKED lets several workers take disjoint batches from the pending partial index without waiting.
  */
 export async function leaseDue(
   db: Db,
-  opts: { workerId: string; leaseMs: number; limit: number; newestFirst?: boolean },
+  opts: { workerId: string; leaseMs: number; limit: number; liveWithinMs?: number },
 ): Promise<LeasedEvent[]> {
+  const live = opts.liveWithinMs
+    ? sql`and next_attempt_at >= now() - ${opts.liveWithinMs} * interval '1 millisecond'
+      order by next_attempt_at desc`
+    : sql`order by next_attempt_at`;
   const result = await db.execute(sql`
     with due as (
       select source, event_id from webhook_event
-      where status in ('claimed', 'failed') and next_attempt_at <= now()
-      order by next_attempt_at ${opts.newestFirst ? sql`desc` : sql`asc`}
+      where status in ('claimed', 'failed') and next_attempt_at <= now() ${live}
       limit ${opts.limit}
       for update skip locked
     )

@@ -8,6 +8,9 @@ import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metri
 import { createIndexMerger } from "./index-merge";
 import type { WorkerSettings } from "./settings";
 
+/** What the live lane counts as live: due within this long (a new claim is due at once). */
+export const LIVE_LANE_MS = 60_000;
+
 export interface Worker {
   start(): void;
   /** Stop leasing, let in-flight batches finish, then resolve. */
@@ -117,19 +120,20 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     });
 
   async function loop(slot: number) {
-    // Every other batch takes the newest due events: under a backlog (an outage, a replay) a live delivery
-    // then waits one batch, not the whole backlog, while the other half still drains the oldest first.
+    // Every other batch first looks at the live lane (events due in the last LIVE_LANE_MS, newest first): under
+    // a backlog (an outage, a replay) a fresh delivery waits about one batch, not the whole backlog, which still
+    // drains oldest first. An empty lane costs one short index probe.
     let turn = slot;
     while (running) {
       lastTick = Date.now();
       try {
         const db = await getDb();
-        const batch = await leaseDue(db, {
-          workerId: settings.workerId,
-          leaseMs: settings.leaseMs,
-          limit: settings.batchSize,
-          newestFirst: turn++ % 2 === 1,
-        });
+        const lease = (limit: number, liveWithinMs?: number) =>
+          leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit, liveWithinMs });
+        const live = turn++ % 2 === 1 ? await lease(settings.batchSize, LIVE_LANE_MS) : [];
+        // A short live batch is topped up with the oldest: one transaction either way.
+        const batch =
+          live.length < settings.batchSize ? [...live, ...(await lease(settings.batchSize - live.length))] : live;
         if (batch.length > 0) {
           busyLoops++;
           try {

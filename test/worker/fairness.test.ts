@@ -53,18 +53,23 @@ describe("a live delivery beside a backlog", () => {
     } finally {
       await worker.stop();
     }
-    const [order] = await query<{ before_live: number; oldest_first_batch: boolean }>(
+    const [order] = await query<{ before_live: number; oldest_first_batch: boolean; out_of_order: number }>(
       db,
       sql`select
             (select count(*)::int from webhook_event b, webhook_event l
               where l.event_id = 'evt_live' and b.event_id like 'evt_backlog_%' and b.settled_at < l.settled_at)
               as before_live,
             (select a.number = 1 and a.started_at = (select min(started_at) from webhook_attempt)
-               from webhook_attempt a where a.event_id = 'evt_backlog_0') as oldest_first_batch`,
+               from webhook_attempt a where a.event_id = 'evt_backlog_0') as oldest_first_batch,
+            (select count(*)::int from (
+               select started_at < lag(started_at) over (order by substring(event_id from 'evt_backlog_(\\d+)')::int) as back
+               from webhook_attempt where event_id like 'evt_backlog_%') s where back) as out_of_order`,
     );
-    // One loop, batches of 50: the first batch takes the 50 oldest, the second the newest (the live event).
+    // One loop, batches of 50: the first batch takes the 50 oldest, the second the live lane (the live event)
+    // topped up with the next oldest; the backlog itself is leased strictly oldest first.
     expect(order?.before_live).toBeLessThan(100);
     expect(order?.oldest_first_batch).toBe(true);
+    expect(order?.out_of_order).toBe(0);
   });
 });
 
