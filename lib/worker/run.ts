@@ -131,9 +131,17 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
         const lease = (limit: number, liveWithinMs?: number) =>
           leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit, liveWithinMs });
         const live = turn++ % 2 === 1 ? await lease(settings.batchSize, LIVE_LANE_MS) : [];
-        // A short live batch is topped up with the oldest: one transaction either way.
-        const batch =
-          live.length < settings.batchSize ? [...live, ...(await lease(settings.batchSize - live.length))] : live;
+        // A short live batch is topped up with the oldest: one transaction either way. The live events are leased
+        // (committed) already: if the top-up fails, settle them anyway rather than leave them to the reaper.
+        const older =
+          live.length < settings.batchSize
+            ? await lease(settings.batchSize - live.length).catch((err: unknown) => {
+                if (live.length === 0) throw err;
+                log(`worker slot ${slot}: ${describeError(err)}`);
+                return [];
+              })
+            : [];
+        const batch = [...live, ...older];
         if (batch.length > 0) {
           busyLoops++;
           try {
