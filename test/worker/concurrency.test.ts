@@ -8,19 +8,10 @@ import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
 import { inject } from "vitest";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
-import { claim, query, testSettings } from "./helpers";
+import { claim, query, testSettings, waitFor } from "./helpers";
 
 const handle = setupTestDb({ max: 12 });
 const { db } = handle;
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
-}
 
 const allSettled = async () =>
   (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_event where status <> 'settled'`))[0]

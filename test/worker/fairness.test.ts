@@ -7,7 +7,7 @@ import { describeDelivery } from "@/lib/intake/describe";
 import { createWorker } from "@/lib/worker/run";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
-import { claim, query, testSettings } from "./helpers";
+import { claim, query, testSettings, waitFor } from "./helpers";
 
 const handle = setupTestDb();
 const { db } = handle;
@@ -40,16 +40,13 @@ describe("a live delivery beside a backlog", () => {
     const worker = createWorker({ getDb: async () => db, settings: testSettings({ concurrency: 1, batchSize: 50 }) });
     worker.start();
     try {
-      const until = Date.now() + 60_000;
-      for (;;) {
+      await waitFor(async () => {
         const [row] = await query<{ n: number }>(
           db,
           sql`select count(*)::int as n from webhook_event where status <> 'settled'`,
         );
-        if (row?.n === 0) break;
-        if (Date.now() > until) throw new Error(`${row?.n} events still unsettled after 60 s`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return row?.n === 0;
+      }, 60_000);
     } finally {
       await worker.stop();
     }
@@ -125,12 +122,4 @@ describe("the fast path under load", () => {
 async function statusOf(eventId: string): Promise<string | undefined> {
   const [row] = await query<{ status: string }>(db, sql`select status from webhook_event where event_id = ${eventId}`);
   return row?.status;
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

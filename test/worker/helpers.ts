@@ -76,3 +76,12 @@ export async function drain(
 export async function query<T>(db: Db, q: ReturnType<typeof sql>): Promise<T[]> {
   return rowsOf<T>(await db.execute(q));
 }
+
+/** Polls `check` until it holds; throws past `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
