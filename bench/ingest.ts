@@ -871,7 +871,14 @@ async function main() {
             );
             const share = ((100 * backlog) / Math.max(1, t.acked.size)).toFixed(0);
             const drained = (drainMs / 1000).toFixed(1);
-            extra = `${backlog} (${share} %), drained in ${drained} s, ${unsettled} unsettled after`;
+            // One lease statement stamps its events' attempts with one now(): events per lease is the batching.
+            const leases = await count(
+              db,
+              `select count(distinct (started_at, actor))::int as n from webhook_attempt where event_id like $1`,
+              "evt_1BenchFpRun",
+            );
+            const perLease = (t.acked.size / Math.max(1, leases)).toFixed(1);
+            extra = `${backlog} (${share} %), drained in ${drained} s, ${unsettled} unsettled after; ${perLease} events/lease`;
           }
           problems.push(...(await verify(urlOf(db), "evt_1BenchFpRun", t, true)));
           runsAtRate.push({ variant, row: row!, extra });

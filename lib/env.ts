@@ -79,6 +79,11 @@ export const EnvSchema = z.object({
   WORKER_STATEMENT_TIMEOUT_MS: int(30_000, 0),
   /** Fast-path processing (right after a claim) running at once, at most; past it the worker loop takes the event. */
   FAST_PATH_CONCURRENCY: int(2, 0),
+  /**
+   * Fast-path groups start at most this often: under a steady inflow the deliveries of the interval are leased and
+   * settled together (a tenth of the CPU per event of one at a time); after a quiet interval the first goes at once.
+   */
+  FAST_PATH_LINGER_MS: int(20, 0),
   /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pools, exit 0; past this, exit 1. */
   SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
   /** Optional Redis in front of the ledger: a marker set after a claim commits lets a retry answer without Postgres. */
@@ -167,12 +172,14 @@ export const EnvSchema = z.object({
   /**
    * How often every worker host (the embedded worker and `npm run worker`) runs retention (0: only `npm run
    * prune`; one run per interval across them all); the first run this long after start; events per batch;
-   * pause between batches.
+   * pause between batches; the share of the time the prune's statements may take (it then pauses at least the
+   * rest: at 25, three times as long as its last batch took).
    */
   RETENTION_INTERVAL_MINUTES: int(60, 0),
   RETENTION_FIRST_DELAY_MS: int(60_000, 0),
   RETENTION_BATCH_SIZE: int(500, 1),
   RETENTION_PAUSE_MS: int(20, 0),
+  RETENTION_DUTY_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   /** Set: GET /metrics needs `Authorization: Bearer <token>` (compared in constant time); unset: open. */
   METRICS_TOKEN: optionalSecret,
   /** pino's level; unset: info (warn under vitest, NODE_ENV=test). */

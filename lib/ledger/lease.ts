@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import type { AttemptTrigger } from "@/db/schema";
 import { payloadOf } from "@/db/payload";
+import { pgArrays } from "@/db/pg-array";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 interface LeaseRow {
@@ -102,6 +103,33 @@ export async function leaseOne(
     ${RETURNING}`);
   const row = rowsOf<LeaseRow>(result)[0];
   return row ? toLeased(row, opts.workerId) : undefined;
+}
+
+/**
+ * Lease the named events that are still `claimed`, in one statement: the fast path's group (the deliveries
+ * claimed while the previous group was being processed). SKIP LOCKED: an event a loop or another process
+ * is leasing right now is theirs, not waited for.
+ */
+export async function leaseClaimed(
+  db: Db,
+  keys: readonly EventKey[],
+  opts: { workerId: string; leaseMs: number },
+): Promise<LeasedEvent[]> {
+  if (keys.length === 0) return [];
+  const result = await db.execute(sql`
+    with wanted as (
+      select e.source, e.event_id from webhook_event e
+      join unnest(${pgArrays([
+        [keys.map((k) => k.source), "text"],
+        [keys.map((k) => k.eventId), "text"],
+      ])}) as k(source, event_id) on e.source = k.source and e.event_id = k.event_id
+      where e.status = 'claimed'
+      for update of e skip locked
+    )
+    update webhook_event e set ${leaseSet(opts.workerId, opts.leaseMs)}
+    from wanted where e.source = wanted.source and e.event_id = wanted.event_id
+    ${RETURNING}`);
+  return rowsOf<LeaseRow>(result).map((r) => toLeased(r, opts.workerId));
 }
 
 /** Full jitter: uniform in [0, min(cap, base · 2^(n−1))], n = attempts since the budget restarted. */

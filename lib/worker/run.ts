@@ -1,12 +1,14 @@
 import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
-import { leaseDue, leaseOne, reapExpiredLeases } from "@/lib/ledger/lease";
+import { leaseClaimed, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
 import type { EventKey, LeasedEvent } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
 import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
 import { createIndexMerger } from "./index-merge";
 import type { WorkerSettings } from "./settings";
+
+const keyOf = (k: EventKey) => `${k.source}\u0000${k.eventId}`;
 
 /** What the live lane counts as live: due within this long (a new claim is due at once). */
 export const LIVE_LANE_MS = 60_000;
@@ -18,9 +20,9 @@ export interface Worker {
   /** Ask idle loops to look for work now (a claim in this process, or a NOTIFY from another). */
   wake(): void;
   /**
-   * The fast path: process one just-claimed event now, if no other worker has it, the worker is running,
-   * no loop of it has a batch in hand, and fewer than `fastPathConcurrency` are in progress (else the loops
-   * take it; it is committed).
+   * The fast path: process a just-claimed event now, if no other worker has it, the worker is running and no
+   * loop of it has a batch in hand (else the loops take it; it is committed). Events claimed while
+   * `fastPathConcurrency` groups are in progress wait for the next group, which leases and settles them together.
    */
   processClaimed(key: EventKey): Promise<Processed | undefined>;
   /**
@@ -70,6 +72,14 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
   };
   const fastPath = new Set<Promise<unknown>>();
   let busyLoops = 0;
+  // Claims the fast path left to a busy loop: the first loop to settle leases again at once and takes them.
+  let handedOver = false;
+  // The fast path's next group: events claimed while the previous groups were processed (lib/intake's claims
+  // are group-committed the same way). Idle, a group is one event and starts at once; under a steady inflow it
+  // grows with the rate, so processing costs one lease and one transaction per group, not per event.
+  const waiting: { key: EventKey; settle: (p: Processed | undefined) => void; fail: (err: unknown) => void }[] = [];
+  let pumpScheduled = false;
+  let lastGroupAt = -Infinity;
 
   /** Apply and settle one leased batch; count its attempts, time it, and say so in one line. */
   async function settleBatch(db: Db, batch: LeasedEvent[], path: "batch" | "fast_path"): Promise<Processed[]> {
@@ -103,10 +113,11 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     }
   }
 
-  const wake = () => {
-    const waiting = sleepers;
-    sleepers = [];
-    for (const resolve of waiting) resolve();
+  // One idle loop per wake-up (a claim, a NOTIFY): it leases everything due, and wakes the next if its batch came
+  // back full. Waking every loop made each run an empty lease for every event found by one of them.
+  const wake = () => sleepers[0]?.();
+  const wakeAll = () => {
+    for (const resolve of [...sleepers]) resolve();
   };
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -130,6 +141,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
         const db = await getDb();
         const lease = (limit: number, liveWithinMs?: number) =>
           leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit, liveWithinMs });
+        const leasedAt = performance.now();
         const live = turn++ % 2 === 1 ? await lease(settings.batchSize, LIVE_LANE_MS) : [];
         // A short live batch is topped up with the oldest: one transaction either way. The live events are leased
         // (committed) already: if the top-up fails, settle them anyway rather than leave them to the reaper.
@@ -142,6 +154,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
               })
             : [];
         const batch = [...live, ...older];
+        if (batch.length >= settings.batchSize) wake(); // there may be more: another idle loop takes the next
         if (batch.length > 0) {
           busyLoops++;
           try {
@@ -149,7 +162,17 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
           } finally {
             busyLoops--;
           }
-          continue;
+          // A full batch: there may be more, lease again at once; so too when the fast path handed this loop the
+          // claims that came in meanwhile. Else it drained what was due: sleep until woken. Leasing again at once
+          // regardless took each new claim alone, a lease and a transaction apiece, the moment it committed.
+          if (batch.length >= settings.batchSize) continue;
+          if (handedOver) {
+            handedOver = false;
+            // No sooner than the fast path's linger after this batch was leased: a steady inflow forms groups.
+            const wait = leasedAt + (settings.fastPathLingerMs ?? 0) - performance.now();
+            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+            continue;
+          }
         }
       } catch (err) {
         log(`worker slot ${slot}: ${describeError(err)}`);
@@ -169,6 +192,48 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     } catch (err) {
       log(`reaper: ${describeError(err)}`);
     }
+  }
+
+  // On the next turn at the earliest, so the after-claim calls of one committed claim group join one fast-path
+  // group; and no sooner than the linger after the last group began, so a steady inflow forms groups.
+  function schedulePump() {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    const pump = () => {
+      pumpScheduled = false;
+      while (waiting.length > 0 && fastPath.size < settings.fastPathConcurrency) startGroup();
+    };
+    const wait = lastGroupAt + (settings.fastPathLingerMs ?? 0) - performance.now();
+    if (wait > 0) setTimeout(pump, wait);
+    else setImmediate(pump);
+  }
+
+  function startGroup() {
+    lastGroupAt = performance.now();
+    const group = waiting.splice(0, settings.batchSize);
+    if (!running || busyLoops > 0) {
+      if (running) handedOver = true;
+      for (const w of group) w.settle(undefined);
+      return;
+    }
+    const work = (async () => {
+      const db = await getDb();
+      const leased = await leaseClaimed(
+        db,
+        group.map((w) => w.key),
+        { workerId: settings.workerId, leaseMs: settings.leaseMs },
+      );
+      const results = leased.length > 0 ? await settleBatch(db, leased, "fast_path") : [];
+      const byKey = new Map(results.map((r) => [keyOf(r), r]));
+      for (const w of group) w.settle(byKey.get(keyOf(w.key)));
+    })().catch((err: unknown) => {
+      for (const w of group) w.fail(err);
+    });
+    fastPath.add(work);
+    void work.finally(() => {
+      fastPath.delete(work);
+      if (waiting.length > 0) schedulePump();
+    });
   }
 
   return {
@@ -196,37 +261,30 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       running = false;
       clearInterval(reaper);
       clearInterval(merger);
-      wake();
-      // Each loop finishes (settles or records) the batch it holds; so does each fast-path event.
+      wakeAll();
+      for (const w of waiting.splice(0)) w.settle(undefined); // committed: the next worker to run takes them
+      // Each loop finishes (settles or records) the batch it holds; so does each fast-path group.
       await Promise.all([...loops.splice(0), ...fastPath, indexMerger.idle()]);
       await unlisten?.().catch(() => {});
     },
     wake,
-    async processClaimed(key) {
-      // A loop with a batch in hand leases again the moment it settles, and takes this event in a batch at a
-      // fraction of the fast path's cost per event (one lease and one transaction for a hundred): under load
-      // the fast path steps aside; it is for the idle receiver, where it saves the loop's wake-up.
-      if (!running || fastPath.size >= settings.fastPathConcurrency || busyLoops > 0) {
-        if (running) wake();
-        return undefined;
+    processClaimed(key) {
+      if (!running) return Promise.resolve(undefined);
+      // A loop with a batch in hand takes this event in its next batch, leased the moment it settles (the claims
+      // of its batch's time together): the fast path steps aside and wakes no one.
+      if (busyLoops > 0) {
+        handedOver = true;
+        return Promise.resolve(undefined);
       }
-      const work = (async () => {
-        const db = await getDb();
-        const leased = await leaseOne(db, key, {
-          workerId: settings.workerId,
-          leaseMs: settings.leaseMs,
-          statuses: ["claimed"],
-        });
-        if (!leased) return undefined;
-        const [result] = await settleBatch(db, [leased], "fast_path");
-        return result;
-      })();
-      fastPath.add(work);
-      try {
-        return await work;
-      } finally {
-        fastPath.delete(work);
+      // Past a full group waiting (a burst), the loops drain it faster.
+      if (waiting.length >= settings.batchSize || settings.fastPathConcurrency === 0) {
+        wake();
+        return Promise.resolve(undefined);
       }
+      return new Promise<Processed | undefined>((settle, fail) => {
+        waiting.push({ key, settle, fail });
+        schedulePump();
+      });
     },
   };
 }

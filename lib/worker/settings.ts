@@ -14,6 +14,8 @@ export interface WorkerSettings {
   pollMs: number;
   /** Fast-path events processed at once, at most; past it the event waits for a loop (it is committed). */
   fastPathConcurrency: number;
+  /** Fast-path groups start at most this often (FAST_PATH_LINGER_MS); absent or 0: as soon as one is free. */
+  fastPathLingerMs?: number;
   /** A worker transaction's statement bound, longer than the pool's. */
   statementTimeoutMs: number;
   policy: RetryPolicy;
@@ -37,6 +39,7 @@ export function workerSettingsFromEnv(
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
     fastPathConcurrency: env.FAST_PATH_CONCURRENCY,
+    fastPathLingerMs: env.FAST_PATH_LINGER_MS,
     statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
     indexMergeMs: env.WORKER_INDEX_MERGE_MS,
     policy: {

@@ -119,6 +119,93 @@ describe("the fast path under load", () => {
   });
 });
 
+describe("the fast path's groups", () => {
+  it("[worker] takes the deliveries claimed while a group is processed together: one lease, one transaction", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    const handlers = handlerLookup([
+      defineDeltaHandler<string>({
+        source: "stripe",
+        types: ["invoice.paid"],
+        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
+        async apply(_tx, eventId) {
+          if (eventId === "evt_first") {
+            held++;
+            await gate;
+          }
+          return {};
+        },
+      }),
+    ]);
+    const worker = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ handlers, concurrency: 1, batchSize: 50, pollMs: 60_000, fastPathConcurrency: 1 }),
+    });
+    worker.start();
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // the loop found nothing and sleeps until woken
+      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_first" }));
+      const first = worker.processClaimed({ source: "stripe", eventId: "evt_first" });
+      await waitFor(async () => held === 1);
+      const ids = Array.from({ length: 20 }, (_, i) => `evt_grouped_${i}`);
+      for (const id of ids) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
+      const later = ids.map((eventId) => worker.processClaimed({ source: "stripe", eventId }));
+      release();
+      expect((await first)?.outcome).toBe("settled");
+      const results = await Promise.all(later);
+      expect(results.map((r) => r?.outcome)).toEqual(ids.map(() => "settled"));
+    } finally {
+      release();
+      await worker.stop();
+    }
+    // One lease statement took all twenty (one now(), so one started_at), and each has exactly one attempt.
+    const [group] = await query<{ leases: number; attempts: number }>(
+      db,
+      sql`select count(distinct started_at)::int as leases, count(*)::int as attempts
+          from webhook_attempt where event_id like 'evt_grouped_%'`,
+    );
+    expect(group).toEqual({ leases: 1, attempts: 20 });
+  });
+});
+
+describe("the fast path's linger", () => {
+  it("[worker] runs the first delivery after a quiet spell at once, and groups those that follow within the linger", async () => {
+    const worker = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ concurrency: 1, pollMs: 60_000, fastPathConcurrency: 2, fastPathLingerMs: 1_500 }),
+    });
+    worker.start();
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // the loop found nothing and sleeps until woken
+      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_quiet", customerId: "cus_Quiet" }));
+      const t0 = Date.now();
+      expect((await worker.processClaimed({ source: "stripe", eventId: "evt_quiet" }))?.outcome).toBe("settled");
+      expect(Date.now() - t0).toBeLessThan(1_000); // not held for the linger (1.5 s)
+      // Each of these is claimed and handed over on its own, one after the other (a steady trickle): without the
+      // linger each would be its own group, since a slot is free every time.
+      const later: Promise<unknown>[] = [];
+      for (let i = 0; i < 5; i++) {
+        const eventId = `evt_trickle_${i}`;
+        await claim(db, "stripe", stripeInvoicePaidEvent({ eventId, customerId: `cus_Trickle${i}` }));
+        later.push(worker.processClaimed({ source: "stripe", eventId }));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await Promise.all(later)).map((r) => (r as { outcome?: string } | undefined)?.outcome)).toEqual(
+        Array(5).fill("settled"),
+      );
+    } finally {
+      await worker.stop();
+    }
+    const [group] = await query<{ leases: number; attempts: number }>(
+      db,
+      sql`select count(distinct started_at)::int as leases, count(*)::int as attempts
+          from webhook_attempt where event_id like 'evt_trickle_%'`,
+    );
+    expect(group).toEqual({ leases: 1, attempts: 5 });
+  });
+});
+
 async function statusOf(eventId: string): Promise<string | undefined> {
   const [row] = await query<{ status: string }>(db, sql`select status from webhook_event where event_id = ${eventId}`);
   return row?.status;
