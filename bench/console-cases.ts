@@ -59,6 +59,7 @@ const retention: RetentionSettings = {
   auditDays: 365,
   batchSize: 1000,
   pauseMs: 0,
+  dutyPercent: 100,
   snapshotWaitMs: 2000,
 };
 const noSources = async () => undefined;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:retention [-- --rows 1000000 --rate 300 --batch 500 --pause 20 --window 5 --keep]` (issue 17):
+ * `npm run bench:retention [-- --rows 1000000 --rate 300 --batch 500 --pause 20 --duty 25 --window 5 --keep]` (issue 17):
  * seeds `--rows` settled events received 100–130 days ago (≈2 KB Stripe payloads, a delivery each plus 5 %
  * duplicates, an attempt each, a timeline row for 1 %), starts the real receiver (`lib/cli/receiver.ts`,
  * WORKER_MODE=off so only claims run) and offers it signed deliveries at a steady `--rate`: new events, and one
@@ -29,6 +29,7 @@ const ROWS = arg("rows", 1_000_000);
 const RATE = arg("rate", 300);
 const BATCH = arg("batch", 500);
 const PAUSE = arg("pause", 20);
+const DUTY = arg("duty", 25);
 const WINDOW = arg("window", 5);
 const BASELINE_WINDOWS = arg("baseline-windows", 4);
 const CONNECTIONS = 32;
@@ -245,6 +246,7 @@ async function main() {
       DATABASE_URL: url,
       RETENTION_BATCH_SIZE: String(BATCH),
       RETENTION_PAUSE_MS: String(PAUSE),
+      RETENTION_DUTY_PERCENT: String(DUTY),
     });
     const exited = new Promise<number | null>((resolve) => prune!.child.on("close", (code) => resolve(code)));
     let done = false;
@@ -302,7 +304,7 @@ async function main() {
       `pruned ${result.events?.toLocaleString("en")} events in ${seconds.toFixed(1)} s: ` +
         `${perSecond(result.events ?? 0)} events/s ` +
         `(${perSecond(rowsPruned)} rows/s with deliveries, attempts, timeline), ` +
-        `counting only the time it was not stopped; batch ${BATCH}, pause ${PAUSE} ms`,
+        `counting only the time it was not stopped; batch ${BATCH}, pause ${PAUSE} ms, duty ${DUTY} %`,
     );
     console.log(
       `WAL written by the whole cluster while it ran (other databases' work included): ` +

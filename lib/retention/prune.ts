@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
-import type { RetentionSettings } from "./settings";
+import { pauseAfter, type RetentionSettings } from "./settings";
 
 export interface PruneCounts {
   events: number;
@@ -131,6 +131,7 @@ export async function pruneSettledEvents(
   let cursor: Cursor | undefined;
   let analyzedAt = 0;
   while (!opts.signal?.aborted) {
+    const started = performance.now();
     const batch = await writeTombstones(db, before, cursor, s.batchSize);
     const last = batch[batch.length - 1];
     if (!last) break;
@@ -154,9 +155,11 @@ export async function pruneSettledEvents(
       await db.execute(sql`analyze webhook_tombstone`);
       analyzedAt = Math.max(total.events, 1);
     }
+    const batchMs = performance.now() - started;
     await opts.onBatch?.(total);
     if (batch.length < s.batchSize) break;
-    if (s.pauseMs > 0) await sleep(s.pauseMs);
+    const pause = pauseAfter(s, batchMs);
+    if (pause > 0) await sleep(pause);
   }
   return total;
 }

@@ -14,6 +14,11 @@ export interface RetentionSettings {
   batchSize: number;
   /** Pause between batches: the claims on the same cores get the CPU back. */
   pauseMs: number;
+  /**
+   * The share (percent) of wall time the prune's batches may take: after a batch of t ms it pauses at least
+   * t · (100 − duty) / duty, so a slow batch (a busy database) is followed by a longer pause, not the next batch.
+   */
+  dutyPercent: number;
   /** How long a batch waits for snapshots older than its tombstones before it gives up (see prune.ts). */
   snapshotWaitMs: number;
 }
@@ -26,8 +31,15 @@ export function retentionSettingsFromEnv(env: Env): RetentionSettings {
     auditDays: env.AUDIT_RETENTION_DAYS,
     batchSize: env.RETENTION_BATCH_SIZE,
     pauseMs: env.RETENTION_PAUSE_MS,
+    dutyPercent: env.RETENTION_DUTY_PERCENT,
     snapshotWaitMs: 30_000,
   };
+}
+
+/** The pause after a batch that took `batchMs`: RETENTION_PAUSE_MS at least, and enough to keep to the duty share. */
+export function pauseAfter(s: Pick<RetentionSettings, "pauseMs" | "dutyPercent">, batchMs: number): number {
+  const duty = Math.min(Math.max(s.dutyPercent, 1), 100);
+  return Math.max(s.pauseMs, Math.ceil((batchMs * (100 - duty)) / duty));
 }
 
 const DAY_MS = 86_400_000;

@@ -12,6 +12,7 @@ export const settings = (over: Partial<RetentionSettings> = {}): RetentionSettin
   auditDays: 365,
   batchSize: 3,
   pauseMs: 0,
+  dutyPercent: 100,
   snapshotWaitMs: 2000,
   ...over,
 });
