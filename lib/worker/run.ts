@@ -72,8 +72,9 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
   };
   const fastPath = new Set<Promise<unknown>>();
   let busyLoops = 0;
-  // Claims the fast path left to a busy loop: the first loop to settle leases again at once and takes them.
-  let handedOver = false;
+  // A wake-up no loop was asleep for (a claim the fast path left to a busy loop, a NOTIFY while every loop was
+  // busy): the first loop to finish leases again at once instead of sleeping, so it is not lost.
+  let wakePending = false;
   // The fast path's next group: events claimed while the previous groups were processed (lib/intake's claims
   // are group-committed the same way). Idle, a group is one event and starts at once; under a steady inflow it
   // grows with the rate, so processing costs one lease and one transaction per group, not per event.
@@ -115,7 +116,11 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
 
   // One idle loop per wake-up (a claim, a NOTIFY): it leases everything due, and wakes the next if its batch came
   // back full. Waking every loop made each run an empty lease for every event found by one of them.
-  const wake = () => sleepers[0]?.();
+  const wake = () => {
+    const sleeper = sleepers[0];
+    if (sleeper) sleeper();
+    else wakePending = true;
+  };
   const wakeAll = () => {
     for (const resolve of [...sleepers]) resolve();
   };
@@ -162,12 +167,12 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
           } finally {
             busyLoops--;
           }
-          // A full batch: there may be more, lease again at once; so too when the fast path handed this loop the
-          // claims that came in meanwhile. Else it drained what was due: sleep until woken. Leasing again at once
+          // A full batch: there may be more, lease again at once; so too after a wake-up that came meanwhile (the
+          // fast path handed claims over). Else it drained what was due: sleep until woken. Leasing again at once
           // regardless took each new claim alone, a lease and a transaction apiece, the moment it committed.
           if (batch.length >= settings.batchSize) continue;
-          if (handedOver) {
-            handedOver = false;
+          if (wakePending) {
+            wakePending = false;
             // No sooner than the fast path's linger after this batch was leased: a steady inflow forms groups.
             const wait = leasedAt + (settings.fastPathLingerMs ?? 0) - performance.now();
             if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -177,7 +182,9 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       } catch (err) {
         log(`worker slot ${slot}: ${describeError(err)}`);
       }
-      if (running) await sleep(settings.pollMs);
+      if (!running) break;
+      if (wakePending) wakePending = false;
+      else await sleep(settings.pollMs);
     }
   }
 
@@ -212,7 +219,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     lastGroupAt = performance.now();
     const group = waiting.splice(0, settings.batchSize);
     if (!running || busyLoops > 0) {
-      if (running) handedOver = true;
+      if (running) wakePending = true;
       for (const w of group) w.settle(undefined);
       return;
     }
@@ -273,7 +280,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       // A loop with a batch in hand takes this event in its next batch, leased the moment it settles (the claims
       // of its batch's time together): the fast path steps aside and wakes no one.
       if (busyLoops > 0) {
-        handedOver = true;
+        wakePending = true;
         return Promise.resolve(undefined);
       }
       // Past a full group waiting (a burst), the loops drain it faster.

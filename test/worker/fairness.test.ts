@@ -119,6 +119,45 @@ describe("the fast path under load", () => {
   });
 });
 
+describe("wake-ups", () => {
+  it("[worker] a wake-up while every loop is busy is not lost: the loop leases again when it settles", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    const handlers = handlerLookup([
+      defineDeltaHandler<string>({
+        source: "stripe",
+        types: ["invoice.paid"],
+        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
+        async apply(_tx, eventId) {
+          if (eventId === "evt_busy") {
+            held++;
+            await gate;
+          }
+          return {};
+        },
+      }),
+    ]);
+    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_busy" }));
+    // One loop, and no poll to fall back on within the test: only the wake-up can bring the loop round.
+    const worker = createWorker({
+      getDb: async () => db,
+      settings: testSettings({ handlers, concurrency: 1, pollMs: 60_000, fastPathConcurrency: 0 }),
+    });
+    worker.start();
+    try {
+      await waitFor(async () => held === 1);
+      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_notified" }));
+      worker.wake(); // a NOTIFY from another process's claim, while the only loop is busy
+      release();
+      await waitFor(async () => (await statusOf("evt_notified")) === "settled", 10_000);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+});
+
 describe("the fast path's groups", () => {
   it("[worker] takes the deliveries claimed while a group is processed together: one lease, one transaction", async () => {
     let release!: () => void;
