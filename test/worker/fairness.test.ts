@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { handlerLookup } from "@/lib/handlers/registry";
-import { defineDeltaHandler } from "@/lib/handlers/types";
 import { claimEvents } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
 import { createWorker } from "@/lib/worker/run";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
-import { claim, query, testSettings, waitFor } from "./helpers";
+import { claim, heldHandlers, query, testSettings, waitFor } from "./helpers";
 
 const handle = setupTestDb();
 const { db } = handle;
@@ -72,23 +70,7 @@ describe("a live delivery beside a backlog", () => {
 
 describe("the fast path under load", () => {
   it("[worker] steps aside while a loop has a batch in hand (the loop takes the event next), and runs when idle", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let held = 0;
-    const handlers = handlerLookup([
-      defineDeltaHandler<string>({
-        source: "stripe",
-        types: ["invoice.paid"],
-        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
-        async apply(_tx, eventId) {
-          if (eventId === "evt_held") {
-            held++;
-            await gate;
-          }
-          return {};
-        },
-      }),
-    ]);
+    const { handlers, held, release } = heldHandlers("evt_held");
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_held" }));
     const worker = createWorker({
       getDb: async () => db,
@@ -96,7 +78,7 @@ describe("the fast path under load", () => {
     });
     worker.start();
     try {
-      await waitFor(async () => held === 1);
+      await waitFor(async () => held() === 1);
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_during" }));
       expect(await worker.processClaimed({ source: "stripe", eventId: "evt_during" })).toBeUndefined();
       release();
@@ -121,23 +103,7 @@ describe("the fast path under load", () => {
 
 describe("wake-ups", () => {
   it("[worker] a wake-up while every loop is busy is not lost: the loop leases again when it settles", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let held = 0;
-    const handlers = handlerLookup([
-      defineDeltaHandler<string>({
-        source: "stripe",
-        types: ["invoice.paid"],
-        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
-        async apply(_tx, eventId) {
-          if (eventId === "evt_busy") {
-            held++;
-            await gate;
-          }
-          return {};
-        },
-      }),
-    ]);
+    const { handlers, held, release } = heldHandlers("evt_busy");
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_busy" }));
     // One loop, and no poll to fall back on within the test: only the wake-up can bring the loop round.
     const worker = createWorker({
@@ -146,7 +112,7 @@ describe("wake-ups", () => {
     });
     worker.start();
     try {
-      await waitFor(async () => held === 1);
+      await waitFor(async () => held() === 1);
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_notified" }));
       worker.wake(); // a NOTIFY from another process's claim, while the only loop is busy
       release();
@@ -160,23 +126,7 @@ describe("wake-ups", () => {
 
 describe("the fast path's groups", () => {
   it("[worker] takes the deliveries claimed while a group is processed together: one lease, one transaction", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let held = 0;
-    const handlers = handlerLookup([
-      defineDeltaHandler<string>({
-        source: "stripe",
-        types: ["invoice.paid"],
-        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
-        async apply(_tx, eventId) {
-          if (eventId === "evt_first") {
-            held++;
-            await gate;
-          }
-          return {};
-        },
-      }),
-    ]);
+    const { handlers, held, release } = heldHandlers("evt_first");
     const worker = createWorker({
       getDb: async () => db,
       settings: testSettings({ handlers, concurrency: 1, batchSize: 50, pollMs: 60_000, fastPathConcurrency: 1 }),
@@ -186,7 +136,7 @@ describe("the fast path's groups", () => {
       await new Promise((r) => setTimeout(r, 100)); // the loop found nothing and sleeps until woken
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_first" }));
       const first = worker.processClaimed({ source: "stripe", eventId: "evt_first" });
-      await waitFor(async () => held === 1);
+      await waitFor(async () => held() === 1);
       const ids = Array.from({ length: 20 }, (_, i) => `evt_grouped_${i}`);
       for (const id of ids) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
       const later = ids.map((eventId) => worker.processClaimed({ source: "stripe", eventId }));

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
+import { defineDeltaHandler } from "@/lib/handlers/types";
 import { claimEvents } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
 import { leaseDue } from "@/lib/ledger/lease";
@@ -84,4 +85,33 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000)
     if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Stripe `invoice.paid` handlers whose apply holds the named event (every event if none is named) until
+ * `release()`: a batch in hand for as long as a test needs. `held()` counts the applies waiting or released.
+ */
+export function heldHandlers(heldEventId?: string): {
+  handlers: HandlerLookup;
+  held: () => number;
+  release: () => void;
+} {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let held = 0;
+  const handlers = handlerLookup([
+    defineDeltaHandler<string>({
+      source: "stripe",
+      types: ["invoice.paid"],
+      read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
+      async apply(_tx, eventId) {
+        if (heldEventId === undefined || eventId === heldEventId) {
+          held++;
+          await gate;
+        }
+        return {};
+      },
+    }),
+  ]);
+  return { handlers, held: () => held, release };
 }
