@@ -1,14 +1,12 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { connectPostgres } from "@/db/client";
-import { handlerLookup } from "@/lib/handlers/registry";
-import { defineDeltaHandler } from "@/lib/handlers/types";
 import { createWorker } from "@/lib/worker/run";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
 import { inject } from "vitest";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
-import { claim, query, testSettings, waitFor } from "./helpers";
+import { claim, heldHandlers, query, testSettings, waitFor } from "./helpers";
 
 const handle = setupTestDb({ max: 12 });
 const { db } = handle;
@@ -147,25 +145,11 @@ describe("wake-ups", () => {
 
 describe("graceful stop", () => {
   it("[worker] stop() stops leasing but lets the in-flight batch finish and settle", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started = 0;
-    const slow = handlerLookup([
-      defineDeltaHandler<string>({
-        source: "stripe",
-        types: ["invoice.paid"],
-        read: ({ eventId }) => ({ entity: { type: "customer", id: eventId }, input: eventId }),
-        async apply() {
-          started++;
-          await gate;
-          return {};
-        },
-      }),
-    ]);
+    const { handlers: slow, held: started, release } = heldHandlers();
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_inflight" }));
     const worker = createWorker({ getDb: async () => db, settings: testSettings({ handlers: slow, batchSize: 1 }) });
     worker.start();
-    await waitFor(async () => started === 1, 5_000);
+    await waitFor(async () => started() === 1, 5_000);
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_after_stop" }));
