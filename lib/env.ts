@@ -81,7 +81,7 @@ export const EnvSchema = z.object({
   FAST_PATH_CONCURRENCY: int(2, 0),
   /**
    * Fast-path groups start at most this often: under a steady inflow the deliveries of the interval are leased and
-   * settled together (a tenth of the CPU per event of one at a time); after a quiet interval the first goes at once.
+   * settled together (one lease and one transaction per group); after a quiet interval the first goes at once.
    */
   FAST_PATH_LINGER_MS: int(20, 0),
   /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pools, exit 0; past this, exit 1. */

@@ -10,7 +10,7 @@ import { backoffSql, failStatusSql } from "./lease";
 import { pgArrays } from "@/db/pg-array";
 import { recordSubjectTerms } from "./subject-terms";
 import { insertTransitions } from "./transition-insert";
-import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
+import { keyOf, type EventKey, type LeasedEvent, type RetryPolicy } from "./types";
 
 export interface ProcessContext {
   policy: RetryPolicy;
@@ -29,8 +29,6 @@ export interface Processed extends EventKey {
   /** Failed attempts: whether a retry can help (permanent ones go dead at once). */
   errorKind?: ErrorKind;
 }
-
-const keyOf = (e: EventKey) => `${e.source}\u0000${e.eventId}`;
 
 /**
  * Apply and settle leased events. The happy path is one transaction for the whole batch (one commit

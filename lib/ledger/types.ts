@@ -6,6 +6,9 @@ export interface EventKey {
   eventId: string;
 }
 
+/** An EventKey as one Map key. */
+export const keyOf = (e: EventKey) => `${e.source}\u0000${e.eventId}`;
+
 /** A ledger row this worker holds a lease on. `leaseToken` fences every write that follows. */
 export interface LeasedEvent extends EventKey {
   eventType: string;

@@ -2,13 +2,11 @@ import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
 import { leaseClaimed, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
-import type { EventKey, LeasedEvent } from "@/lib/ledger/types";
+import { keyOf, type EventKey, type LeasedEvent } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
 import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
 import { createIndexMerger } from "./index-merge";
 import type { WorkerSettings } from "./settings";
-
-const keyOf = (k: EventKey) => `${k.source}\u0000${k.eventId}`;
 
 /** What the live lane counts as live: due within this long (a new claim is due at once). */
 export const LIVE_LANE_MS = 60_000;
@@ -81,6 +79,12 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
   const waiting: { key: EventKey; settle: (p: Processed | undefined) => void; fail: (err: unknown) => void }[] = [];
   let pumpScheduled = false;
   let lastGroupAt = -Infinity;
+  /** Milliseconds left of the linger begun at `since` (performance.now()); 0 or less: none. */
+  const lingerLeft = (since: number) => since + (settings.fastPathLingerMs ?? 0) - performance.now();
+  /** Leave claims to a busy loop: it leases again as soon as it settles, and takes them in its next batch. */
+  const handToLoop = () => {
+    wakePending = true;
+  };
 
   /** Apply and settle one leased batch; count its attempts, time it, and say so in one line. */
   async function settleBatch(db: Db, batch: LeasedEvent[], path: "batch" | "fast_path"): Promise<Processed[]> {
@@ -174,7 +178,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
           if (wakePending) {
             wakePending = false;
             // No sooner than the fast path's linger after this batch was leased: a steady inflow forms groups.
-            const wait = leasedAt + (settings.fastPathLingerMs ?? 0) - performance.now();
+            const wait = lingerLeft(leasedAt);
             if (wait > 0) await new Promise((r) => setTimeout(r, wait));
             continue;
           }
@@ -210,7 +214,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       pumpScheduled = false;
       while (waiting.length > 0 && fastPath.size < settings.fastPathConcurrency) startGroup();
     };
-    const wait = lastGroupAt + (settings.fastPathLingerMs ?? 0) - performance.now();
+    const wait = lingerLeft(lastGroupAt);
     if (wait > 0) setTimeout(pump, wait);
     else setImmediate(pump);
   }
@@ -219,7 +223,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     lastGroupAt = performance.now();
     const group = waiting.splice(0, settings.batchSize);
     if (!running || busyLoops > 0) {
-      if (running) wakePending = true;
+      if (running) handToLoop();
       for (const w of group) w.settle(undefined);
       return;
     }
@@ -280,7 +284,7 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
       // A loop with a batch in hand takes this event in its next batch, leased the moment it settles (the claims
       // of its batch's time together): the fast path steps aside and wakes no one.
       if (busyLoops > 0) {
-        wakePending = true;
+        handToLoop();
         return Promise.resolve(undefined);
       }
       // Past a full group waiting (a burst), the loops drain it faster.
