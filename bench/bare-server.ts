@@ -34,9 +34,14 @@ const server = createServer((req, res) => {
     .then(async (raw) => {
       const event = JSON.parse(raw) as { id: string; type: string };
       const rows = await sql`
-        insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
-        values ('stripe', ${event.id}, ${event.type}, ${raw}::text::jsonb, ${raw}, '{}'::jsonb)
-        on conflict (source, event_id) do nothing
+        with body as (
+          insert into webhook_event_body (source, event_id, payload, raw_body, headers)
+          values ('stripe', ${event.id}, ${raw}::text::jsonb, ${raw}, '{}'::jsonb)
+          on conflict (source, event_id) do nothing
+          returning source, event_id
+        )
+        insert into webhook_event_state (source, event_id, event_type)
+        select source, event_id, ${event.type} from body
         returning 1`;
       reply(200, JSON.stringify({ received: true, duplicate: rows.length === 0 }));
     })

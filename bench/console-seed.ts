@@ -8,6 +8,7 @@ import { migratePostgresUrl } from "@/db/migrate";
 import { DIRECTORY_ID_FIELDS, termFieldSql } from "@/lib/ledger/subject-terms";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { compactPayloads, fullPayloads, TOKEN, type Payloads } from "./console-payloads";
+import { insertEvents } from "./event-rows";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const connect = (url: string, max = 1) => postgres(url, { max, onnotice: () => {} });
@@ -199,7 +200,7 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
       await sql.unsafe(q);
     // Secondary indexes are rebuilt after the load: one sort each instead of 1M random inserts.
     const idx = await sql<{ indexname: string; indexdef: string }[]>`
-      select indexname, indexdef from pg_indexes where tablename in ('webhook_event', 'webhook_delivery', 'webhook_attempt') 
+      select indexname, indexdef from pg_indexes where tablename in ('webhook_event_body', 'webhook_event_state', 'webhook_delivery', 'webhook_attempt') 
         and not exists (select 1 from pg_constraint c where c.conindid = format('%I.%I', schemaname, indexname)::regclass)`;
     for (const i of idx) await sql.unsafe(`drop index ${i.indexname}`);
     const compact = s.payload === "compact";
@@ -210,7 +211,8 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
     const step = Math.max(2, Math.floor(s.rows / s.pending));
     const customers = Math.max(10, Math.floor(s.rows / 20));
     const dead = Math.max(0, 1 - s.settled - (s.pending * 1.02) / s.rows);
-    await sql.unsafe(
+    await insertEvents(
+      sql,
       `with g as (
          select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn,
                 (${s.rows} - i)::float8 / ${s.rows} * interval '${s.days ?? 30} days' + random() * interval '1 minute' as age
@@ -265,7 +267,7 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
     for (const i of idx) await sql.unsafe(i.indexdef);
     await seedTerms(sql, customers);
     await sql.unsafe(
-      "vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition, entity_version, subject_term",
+      "vacuum (analyze) webhook_event_state, webhook_event_body, webhook_delivery, webhook_attempt, entity_transition, entity_version, subject_term",
     );
     return (performance.now() - t0) / 1000;
   } finally {

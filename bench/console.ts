@@ -102,19 +102,21 @@ async function storage(sql: ReturnType<typeof connect>): Promise<void> {
   const mb = (b: string | number) => `${(Number(b) / 2 ** 20).toFixed(0)} MB`;
   const rels = await sql<{ rel: string; kind: string; bytes: string }[]>`
     select * from (select t.relname as rel, 'total' as kind, pg_total_relation_size(t.oid)::text as bytes from pg_class t
-      where t.relname in ('webhook_event', 'webhook_delivery', 'webhook_attempt', 'entity_transition', 'subject_term')
-    union all select t.relname, 'heap', pg_relation_size(t.oid)::text from pg_class t where t.relname = 'webhook_event'
+      where t.relname in ('webhook_event_body', 'webhook_event_state', 'webhook_delivery', 'webhook_attempt',
+                          'entity_transition', 'subject_term')
+    union all select t.relname, 'heap', pg_relation_size(t.oid)::text from pg_class t
+      where t.relname in ('webhook_event_body', 'webhook_event_state')
     union all select t.relname, 'toast', pg_total_relation_size(t.reltoastrelid)::text from pg_class t
-      where t.relname = 'webhook_event' and t.reltoastrelid <> 0
+      where t.relname in ('webhook_event_body', 'webhook_event_state') and t.reltoastrelid <> 0
     union all select i.indexrelid::regclass::text, 'index', pg_relation_size(i.indexrelid)::text from pg_index i
-      where i.indrelid = 'webhook_event'::regclass) r
+      where i.indrelid in ('webhook_event_body'::regclass, 'webhook_event_state'::regclass)) r
     order by kind desc, bytes::bigint desc`;
   for (const r of rels) console.log(`  ${r.kind.padEnd(5)} ${r.rel.padEnd(40)} ${mb(r.bytes).padStart(8)}`);
   const [cols] = await sql<Record<string, string>[]>`
     select round(avg(pg_column_size(raw_body))) as raw_body, round(avg(octet_length(raw_body))) as raw_body_text,
            round(avg(pg_column_size(payload))) as payload, round(avg(pg_column_size(headers))) as headers,
            round(avg(pg_column_size(subject_ids))) as subject_ids, round(avg(pg_column_size(e.*))) as row
-    from webhook_event e tablesample system (2)`;
+    from webhook_event_body e tablesample system (2)`;
   console.log(`  average stored bytes per row: ${JSON.stringify(cols)}`);
   const [db] = await sql<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
   console.log(`  database: ${db?.size}`);
@@ -139,7 +141,8 @@ async function main() {
     const admin = connect(url);
     try {
       const [sizes] = await admin<{ ev: string; del: string; att: string }[]>`
-        select pg_size_pretty(pg_total_relation_size('webhook_event')) as ev, pg_size_pretty(pg_total_relation_size('webhook_delivery')) as del,
+        select pg_size_pretty(pg_total_relation_size('webhook_event_body') + pg_total_relation_size('webhook_event_state')) as ev,
+               pg_size_pretty(pg_total_relation_size('webhook_delivery')) as del,
                pg_size_pretty(pg_total_relation_size('webhook_attempt')) as att`;
       const counts = await admin<
         { status: string; n: number }[]

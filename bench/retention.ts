@@ -19,6 +19,7 @@ import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
 import { signStripe } from "../test/sign";
 import { pacedLoad, type PacedDelivery } from "./paced";
+import { insertEvents } from "./event-rows";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,10 +62,11 @@ async function seed(sql: postgres.Sql): Promise<number> {
     `replace(replace(replace(${expr}, 'TOKEVT000001', e), 'TOKSUB000001', s), 'TOKCUS000001', c)`;
   for (const q of ["set synchronous_commit = off", "set maintenance_work_mem = '512MB'"]) await sql.unsafe(q);
   const idx = await sql<{ indexname: string; indexdef: string }[]>`
-    select indexname, indexdef from pg_indexes where tablename in ('webhook_event', 'webhook_delivery', 'webhook_attempt')
+    select indexname, indexdef from pg_indexes where tablename in ('webhook_event_body', 'webhook_event_state', 'webhook_delivery', 'webhook_attempt')
       and not exists (select 1 from pg_constraint c where c.conindid = format('%I.%I', schemaname, indexname)::regclass)`;
   for (const i of idx) await sql.unsafe(`drop index ${i.indexname}`);
-  await sql.unsafe(
+  await insertEvents(
+    sql,
     `insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, received_at,
        settled_at, entity_type, entity_id, entity_version, subject_ids, next_attempt_at, body_sha256)
      select 'stripe', 'evt_' || e, 'customer.subscription.updated', null, raw, $2::jsonb, 'settled', 1, at,
@@ -96,12 +98,21 @@ async function seed(sql: postgres.Sql): Promise<number> {
     select source, entity_type, entity_id, event_id, entity_version, 'applied', '{"status":{"from":"active","to":"past_due"}}', settled_at
     from webhook_event where right(event_id, 2) = '00'`);
   for (const i of idx) await sql.unsafe(i.indexdef);
-  await sql.unsafe("vacuum (analyze) webhook_event, webhook_delivery, webhook_attempt, entity_transition");
+  await sql.unsafe(
+    "vacuum (analyze) webhook_event_state, webhook_event_body, webhook_delivery, webhook_attempt, entity_transition",
+  );
   await sql.unsafe("checkpoint");
   return (performance.now() - t0) / 1000;
 }
 
-const TABLES = ["webhook_event", "webhook_delivery", "webhook_attempt", "entity_transition", "webhook_tombstone"];
+const TABLES = [
+  "webhook_event_body",
+  "webhook_event_state",
+  "webhook_delivery",
+  "webhook_attempt",
+  "entity_transition",
+  "webhook_tombstone",
+];
 
 async function sizes(sql: postgres.Sql): Promise<Map<string, { total: number; heap: number; indexes: number }>> {
   const rows = await sql<{ t: string; total: string; heap: string; indexes: string }[]>`
@@ -279,7 +290,7 @@ async function main() {
     for (let i = 0; i < BASELINE_WINDOWS; i++) afterCheckpoint.push(await window(port, WINDOW));
     const [stats] = await sql<{ dead: string; live: string; autovacuums: number }[]>`
       select n_dead_tup::text as dead, n_live_tup::text as live, autovacuum_count::int as autovacuums
-      from pg_stat_user_tables where relname = 'webhook_event'`;
+      from pg_stat_user_tables where relname = 'webhook_event_body'`;
     const rightAfter = await sizes(sql);
     // The claims' tail after a large prune: measured while a plain VACUUM runs beside them, and after it.
     const v0 = performance.now();

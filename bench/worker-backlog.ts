@@ -507,7 +507,7 @@ async function backlogRun(): Promise<RunResult> {
       await settleDb(sql, ["webhook_delivery"]);
       const seedSeconds = (performance.now() - s0) / 1000;
       const [size] = await sql<{ events: string; deliveries: string }[]>`
-        select pg_size_pretty(pg_total_relation_size('webhook_event')) as events,
+        select pg_size_pretty(pg_total_relation_size('webhook_event_body') + pg_total_relation_size('webhook_event_state')) as events,
                pg_size_pretty(pg_total_relation_size('webhook_delivery')) as deliveries`;
       console.log(
         `${fmt(seedSeconds, 1)} s (webhook_event ${size?.events}, webhook_delivery ${size?.deliveries}; vacuum (analyze) and a checkpoint included)`,

@@ -111,13 +111,18 @@ export async function seedClaimed(url: string, n: number): Promise<void> {
             '"status":"active"', '"status":"' || st || '"') as body
         from r
       )
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
-                                 entity_version, subject_ids, status, received_at, next_attempt_at)
-      select 'stripe', evt, 'customer.subscription.updated', null, body, '{}'::jsonb, 'subscription', sub, ver,
-        array_replace(array_replace(array_replace(string_to_array(${subjects.join(",")}::text, ','), ${T.evt}, evt), ${T.sub}, sub), ${T.cus}, cus),
-        'claimed', now() - (${n}::int - i) * interval '1 millisecond', now() - (${n}::int - i) * interval '1 millisecond'
-      from b`;
-    await settleDb(sql, ["webhook_event"]);
+      , body as (
+        insert into webhook_event_body (source, event_id, payload, raw_body, headers, entity_type, entity_id,
+                                        entity_version, subject_ids)
+        select 'stripe', evt, null, body, '{}'::jsonb, 'subscription', sub, ver,
+          array_replace(array_replace(array_replace(string_to_array(${subjects.join(",")}::text, ','), ${T.evt}, evt), ${T.sub}, sub), ${T.cus}, cus)
+        from b
+      )
+      insert into webhook_event_state (source, event_id, event_type, status, received_at, next_attempt_at)
+      select 'stripe', evt, 'customer.subscription.updated', 'claimed',
+        now() - (${n}::int - i) * interval '1 millisecond', now() - (${n}::int - i) * interval '1 millisecond'
+      from r`;
+    await settleDb(sql, ["webhook_event_body", "webhook_event_state"]);
   } finally {
     await sql.end({ timeout: 5 });
   }

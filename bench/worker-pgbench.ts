@@ -14,15 +14,16 @@ const KEY = "source = 'stripe' AND entity_type = 'subscription' AND entity_id = 
 
 export const PGBENCH_SCRIPT = `BEGIN;
 WITH due AS (
-  SELECT source, event_id FROM webhook_event
+  SELECT source, event_id FROM webhook_event_state
   WHERE status IN ('claimed', 'failed') AND next_attempt_at <= now()
   ORDER BY next_attempt_at LIMIT 1
   FOR UPDATE SKIP LOCKED
 ), leased AS (
-  UPDATE webhook_event e SET status = 'processing', attempts = e.attempts + 1, lease_token = gen_random_uuid(),
+  UPDATE webhook_event_state e SET status = 'processing', attempts = e.attempts + 1, lease_token = gen_random_uuid(),
     leased_at = now(), leased_by = 'pgbench', lease_expires_at = now() + interval '30 seconds'
-  FROM due WHERE e.source = due.source AND e.event_id = due.event_id
-  RETURNING e.event_id, e.attempts, e.leased_at, coalesce(e.payload, e.raw_body::jsonb) AS payload
+  FROM due, webhook_event_body b
+  WHERE e.source = due.source AND e.event_id = due.event_id AND b.source = e.source AND b.event_id = e.event_id
+  RETURNING e.event_id, e.attempts, e.leased_at, coalesce(b.payload, b.raw_body::jsonb) AS payload
 )
 SELECT count(*) AS found, coalesce(max(event_id), '') AS eid, coalesce(max(attempts), 0) AS attempt,
   coalesce(max(leased_at)::text, '') AS leased_at,
@@ -66,7 +67,7 @@ VALUES ('stripe', 'subscription', :sub, :eid, :ver, 'stale', '{}',
     ELSE 'older: version ' || :ver::text || ' < applied version ' || :cur::text || ' (event ' || :cur_event::text || ')' END);
 \\endif
 WITH settled AS (
-  UPDATE webhook_event SET status = 'settled', settled_at = now(), last_error = NULL, lease_token = NULL,
+  UPDATE webhook_event_state SET status = 'settled', settled_at = now(), last_error = NULL, lease_token = NULL,
     lease_expires_at = NULL, next_trigger = 'auto', next_actor = NULL
   WHERE source = 'stripe' AND event_id = :eid
 )

@@ -8,7 +8,7 @@ export function setupTestDb(opts: { max?: number } = {}): DbHandle {
   beforeEach(async () => {
     await handle.db.execute(
       sql`truncate
-            webhook_event, webhook_delivery, webhook_attempt, entity_version, entity_transition,
+            webhook_event_body, webhook_event_state, webhook_delivery, webhook_attempt, entity_version, entity_transition,
             subscription, "order", customer_total, replay_run, audit_log,
             auth_user, auth_session, auth_account, auth_verification, auth_rate_limit, app_setting,
             webhook_refusal, webhook_source_secret, webhook_source,

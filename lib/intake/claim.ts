@@ -78,7 +78,7 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
 
 /**
  * Claim events: one statement, one round trip, for one event or a list of them (a receiver batch, a
- * replay page, a seed). The insert into webhook_event is the lock (ON CONFLICT DO NOTHING on the
+ * replay page, a seed). The insert into webhook_event_body is the lock (ON CONFLICT DO NOTHING on the
  * primary key); an event retention pruned is a duplicate by its tombstone; the delivery row records the attempt either way, appended rather than counted on the
  * event row, so a duplicate storm never queues on one row lock. Results come back in input order.
  *
@@ -121,17 +121,16 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
         entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
         body_is_key boolean, verified_with text, via text, next_trigger text, next_actor text, shadow boolean)
     ), claim as (
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, entity_type, entity_id,
-                                 entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via,
-                                 next_trigger, next_actor)
+      insert into webhook_event_body (source, event_id, payload, raw_body, headers, entity_type, entity_id,
+                                      entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with,
+                                      via)
       -- The jsonb copy only where it differs from the raw body (db/payload.ts); the raw body is still
       -- cast (CASE tests in order: only where no copy came), so a body PostgreSQL cannot parse is refused
       -- here rather than failing a reader later.
-      select source, event_id, event_type,
+      select source, event_id,
              case when payload is not null then payload::jsonb when raw_body::jsonb is null then null end,
              raw_body, headers, entity_type, entity_id,
-             entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via, next_trigger,
-             next_actor
+             entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via
       from input i
       where first
         -- Pruned by retention (lib/retention/prune.ts): its tombstone keeps the key, and the body's hash where
@@ -147,8 +146,14 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       -- No target: a conflict on the event id or, where ids are unsigned, on the body's hash is a duplicate.
       on conflict do nothing
       returning source, event_id
+    ), state as (
+      -- The event's lifecycle half (db/schema/ledger.ts), for exactly the rows the body insert claimed.
+      insert into webhook_event_state (source, event_id, event_type, next_trigger, next_actor)
+      select i.source, i.event_id, i.event_type, i.next_trigger, i.next_actor
+      from claim c join input i on i.source = c.source and i.event_id = c.event_id and i.first
+      order by i.source, i.event_id
     ), again as (
-      update webhook_event e
+      update webhook_event_state e
       set status = 'claimed', next_attempt_at = now(), attempts_base = e.attempts
       from input i
       where i.first and i.shadow and e.source = i.source and e.event_id = i.event_id and e.status = 'settled'

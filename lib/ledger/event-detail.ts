@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, count, eq, getViewSelectedFields, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
@@ -76,7 +76,7 @@ export async function getEventDetail(
   const at = (t: { source: AnyPgColumn; eventId: AnyPgColumn }) =>
     and(eq(t.source, key.source), eq(t.eventId, key.eventId));
   const [row] = await db
-    .select({ ...getTableColumns(webhookEvent), payload: sql<unknown>`${payloadSql("webhook_event")}` })
+    .select({ ...getViewSelectedFields(webhookEvent), payload: sql<unknown>`${payloadSql("webhook_event")}` })
     .from(webhookEvent)
     .where(at(webhookEvent));
   if (!row) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);

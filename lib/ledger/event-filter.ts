@@ -142,7 +142,8 @@ export const subjectArray = (search: ResolvedSearch): SQL =>
 
 /** The capped GIN probe, exported for the EXPLAIN test. */
 export function searchProbeQuery(search: ResolvedSearch): SQL {
-  return sql`select source, event_id from webhook_event where subject_ids && ${subjectArray(search)} limit ${SEARCH_PROBE_LIMIT + 1}`;
+  // The body alone holds the subjects and the key: the probe does not need the lifecycle half of the view.
+  return sql`select source, event_id from webhook_event_body where subject_ids && ${subjectArray(search)} limit ${SEARCH_PROBE_LIMIT + 1}`;
 }
 
 /** Every key but the search, which needs a database probe first (resolveFilter). */

@@ -18,12 +18,16 @@ interface LeaseRow {
   next_trigger: AttemptTrigger;
   next_actor: string | null;
   intake_note: string | null;
+  subject_ids: string[] | null;
 }
 
 // The raw body only where no jsonb copy is stored (db/payload.ts): one of the two crosses the wire.
-const RETURNING = sql`returning e.source, e.event_id, e.event_type, e.payload,
-  case when e.payload is null then e.raw_body end as raw_body, e.attempts, e.attempts_base,
-  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, e.intake_note`;
+// The lease writes only the narrow state row (e); the body (b) is read beside it, never rewritten.
+const RETURNING = sql`returning e.source, e.event_id, e.event_type, b.payload,
+  case when b.payload is null then b.raw_body end as raw_body, e.attempts, e.attempts_base,
+  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, b.intake_note, b.subject_ids`;
+const BODY = sql`webhook_event_body b`;
+const BODY_OF_E = sql`b.source = e.source and b.event_id = e.event_id`;
 
 function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
   return {
@@ -38,6 +42,7 @@ function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
     trigger: row.next_trigger,
     actor: row.next_actor ?? workerId,
     intakeNote: row.intake_note ?? undefined,
+    subjectIds: row.subject_ids ?? [],
   };
 }
 
@@ -63,13 +68,13 @@ export async function leaseDue(
     : sql`order by next_attempt_at`;
   const result = await db.execute(sql`
     with due as (
-      select source, event_id from webhook_event
+      select source, event_id from webhook_event_state
       where status in ('claimed', 'failed') and next_attempt_at <= now() ${live}
       limit ${opts.limit}
       for update skip locked
     )
-    update webhook_event e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from due where e.source = due.source and e.event_id = due.event_id
+    update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
+    from due, ${BODY} where e.source = due.source and e.event_id = due.event_id and ${BODY_OF_E}
     ${RETURNING}`);
   return rowsOf<LeaseRow>(result).map((r) => toLeased(r, opts.workerId));
 }
@@ -94,8 +99,9 @@ export async function leaseOne(
     ? sql`, attempts_base = case when e.status = 'dead' then e.attempts else e.attempts_base end`
     : sql``;
   const result = await db.execute(sql`
-    update webhook_event e set ${leaseSet(opts.workerId, opts.leaseMs)} ${override} ${fresh}
-    where e.source = ${key.source} and e.event_id = ${key.eventId}
+    update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)} ${override} ${fresh}
+    from ${BODY}
+    where e.source = ${key.source} and e.event_id = ${key.eventId} and ${BODY_OF_E}
       and e.status in (${sql.join(
         opts.statuses.map((s) => sql`${s}`),
         sql`, `,
@@ -118,7 +124,7 @@ export async function leaseClaimed(
   if (keys.length === 0) return [];
   const result = await db.execute(sql`
     with wanted as (
-      select e.source, e.event_id from webhook_event e
+      select e.source, e.event_id from webhook_event_state e
       join unnest(${pgArrays([
         [keys.map((k) => k.source), "text"],
         [keys.map((k) => k.eventId), "text"],
@@ -126,8 +132,8 @@ export async function leaseClaimed(
       where e.status = 'claimed'
       for update of e skip locked
     )
-    update webhook_event e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from wanted where e.source = wanted.source and e.event_id = wanted.event_id
+    update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
+    from wanted, ${BODY} where e.source = wanted.source and e.event_id = wanted.event_id and ${BODY_OF_E}
     ${RETURNING}`);
   return rowsOf<LeaseRow>(result).map((r) => toLeased(r, opts.workerId));
 }
@@ -150,11 +156,11 @@ export function failStatusSql(policy: RetryPolicy): SQL {
 export async function reapExpiredLeases(db: Db, policy: RetryPolicy): Promise<EventKey[]> {
   const result = await db.execute(sql`
     with expired as (
-      select source, event_id, next_trigger, next_actor from webhook_event
+      select source, event_id, next_trigger, next_actor from webhook_event_state
       where status = 'processing' and lease_expires_at < now()
       for update skip locked
     ), reaped as (
-      update webhook_event e set status = ${failStatusSql(policy)},
+      update webhook_event_state e set status = ${failStatusSql(policy)},
         last_error = 'lease expired: the worker stopped or stalled before settling', outcome = 'failed',
         next_attempt_at = ${backoffSql(policy)},
         lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null

@@ -41,7 +41,7 @@ async function tableStats(db: Db): Promise<TableStats> {
       from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
       left join pg_stats s on s.schemaname = n.nspname and s.tablename = c.relname and s.attname = 'status'
-      where c.oid = 'webhook_event'::regclass`),
+      where c.oid = 'webhook_event_state'::regclass`),
   );
   const reltuples = Number(row?.reltuples ?? -1);
   const relpages = Number(row?.relpages ?? 0);

@@ -79,11 +79,11 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
   if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
   // Fence: lock the rows whose lease is still ours. A worker that lost its lease finds nothing here
   // and writes nothing; once locked, no reaper or other worker can take them until we commit.
-  // The row's subject ids come back under that lock too: the search directory is written from them.
-  const owned = new Map(
-    rowsOf<{ source: string; event_id: string; subject_ids: string[] | null }>(
+  // Only the narrow state rows: the body was read by the lease and is never rewritten.
+  const owned = new Set(
+    rowsOf<{ source: string; event_id: string }>(
       await tx.execute(sql`
-        select e.source, e.event_id, e.subject_ids from webhook_event e
+        select e.source, e.event_id from webhook_event_state e
         join unnest(${pgArrays([
           [events.map((e) => e.source), "text"],
           [events.map((e) => e.eventId), "text"],
@@ -92,7 +92,7 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
           on e.source = v.source and e.event_id = v.event_id
         where e.lease_token = v.token and e.status = 'processing'
         for update of e`),
-    ).map((r) => [`${r.source}\u0000${r.event_id}`, r.subject_ids ?? []]),
+    ).map((r) => keyOf({ source: r.source, eventId: r.event_id })),
   );
   const mine = events.filter((e) => owned.has(keyOf(e)));
   const applied = await applyBatch(tx, mine, ctx);
@@ -114,7 +114,7 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     // The search directory commits with the settle: off the claim path, once per event.
     await recordSubjectTerms(
       tx,
-      done.map((d) => ({ payload: d.event.payload, subjectIds: owned.get(keyOf(d.event)) ?? [] })),
+      done.map((d) => ({ payload: d.event.payload, subjectIds: d.event.subjectIds })),
     );
   }
   const failures = events.flatMap((event, index) =>
@@ -142,7 +142,7 @@ async function settleMany(tx: Tx, done: readonly Done[]): Promise<void> {
         [col((d) => d.outcome), "text"],
       ])}) as v(source, event_id, number, trigger, actor, started_at, outcome)
     ), settled as (
-      update webhook_event e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
+      update webhook_event_state e set status = 'settled', settled_at = clock_timestamp(), last_error = null,
         outcome = v.outcome, lease_token = null, lease_expires_at = null, next_trigger = 'auto', next_actor = null
       from v where e.source = v.source and e.event_id = v.event_id
     )
@@ -169,15 +169,15 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
   // A permanent failure is dead at once: the retry budget would only burn attempts that cannot succeed.
   const status = kind === "permanent" ? sql`'dead'` : failStatusSql(ctx.policy);
   try {
-    const [row] = rowsOf<{ status: "failed" | "dead"; subject_ids: string[] | null }>(
+    const [row] = rowsOf<{ status: "failed" | "dead" }>(
       await db.execute(sql`
         with upd as (
-          update webhook_event e set status = ${status}, last_error = ${message}, outcome = 'failed',
+          update webhook_event_state e set status = ${status}, last_error = ${message}, outcome = 'failed',
             next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
             next_trigger = 'auto', next_actor = null
           where e.source = ${event.source} and e.event_id = ${event.eventId}
             and e.lease_token = ${event.leaseToken} and e.status = 'processing'
-          returning e.status, e.subject_ids
+          returning e.status
         ), attempt as (
           insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
                                        error_kind)
@@ -185,14 +185,13 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
                  ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
           from upd
         )
-        select status, subject_ids from upd`),
+        select status from upd`),
     );
     if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
     // A failed or dead event is searched for too. Not atomic with the failure: a lost write here is
     // written again by the next attempt that ends.
-    await recordSubjectTerms(db, [{ payload: event.payload, subjectIds: row.subject_ids ?? [] }]).catch(
-      (termErr: unknown) =>
-        ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
+    await recordSubjectTerms(db, [{ payload: event.payload, subjectIds: event.subjectIds }]).catch((termErr: unknown) =>
+      ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
     );
     return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
   } catch (recordErr) {

@@ -69,11 +69,17 @@ export async function requeueMatching({
     async (tx, who) => {
       const rows = rowsOf<{ n: number }>(
         await tx.execute(sql`
-        with picked as (
+        with matched as (
           select source, event_id from webhook_event where ${await requeueableWhere(tx, filter, group)}
-          limit ${confirmed + 1} for update skip locked
+          limit ${confirmed + 1}
+        ), picked as (
+          -- The lock is on the lifecycle row (the view cannot be locked through its outer join).
+          select s.source, s.event_id from webhook_event_state s
+          join matched m on s.source = m.source and s.event_id = m.event_id
+          where s.status in ('failed', 'dead')
+          for update of s skip locked
         ), moved as (
-          update webhook_event e set status = 'claimed', next_attempt_at = now(), next_trigger = 'requeue',
+          update webhook_event_state e set status = 'claimed', next_attempt_at = now(), next_trigger = 'requeue',
                  next_actor = ${who.email}, attempts_base = e.attempts
           from picked where e.source = picked.source and e.event_id = picked.event_id
           returning 1

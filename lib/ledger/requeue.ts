@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { webhookEvent } from "@/db/schema";
+import { webhookEvent, webhookEventState } from "@/db/schema";
 import { audited } from "@/lib/auth/audited";
 import type { Actor } from "@/lib/auth/roles";
 import { SOURCE_SLUG } from "@/db/schema/sources";
@@ -42,22 +42,22 @@ export async function requeueEvent({
     { action: "events.requeue", target: `event:${key.source}/${key.eventId}` },
     async (tx, who) => {
       const rows = await tx
-        .update(webhookEvent)
+        .update(webhookEventState)
         .set({
           status: "claimed",
           nextAttemptAt: sql`now()`,
           nextTrigger: "requeue",
           nextActor: who.email,
-          attemptsBase: sql`${webhookEvent.attempts}`,
+          attemptsBase: sql`${webhookEventState.attempts}`,
         })
         .where(
           and(
-            eq(webhookEvent.source, key.source),
-            eq(webhookEvent.eventId, key.eventId),
-            inArray(webhookEvent.status, ["failed", "dead"]),
+            eq(webhookEventState.source, key.source),
+            eq(webhookEventState.eventId, key.eventId),
+            inArray(webhookEventState.status, ["failed", "dead"]),
           ),
         )
-        .returning({ status: webhookEvent.status });
+        .returning({ status: webhookEventState.status });
       if (rows.length === 0) return explainMiss(tx, key, "only failed or dead events can be requeued");
       return { status: "claimed" as const };
     },

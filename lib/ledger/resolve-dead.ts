@@ -77,7 +77,7 @@ export async function resolveDeadEvents({
               "text",
             )}) as v(source, event_id)
           )
-          update webhook_event e
+          update webhook_event_state e
           set status = 'settled', settled_at = now(), resolution = ${resolution}, resolution_note = ${note},
               resolved_by = ${who.email}, resolved_at = now(), next_trigger = 'auto', next_actor = null
           from v

@@ -115,7 +115,7 @@ export async function applyTiedEvent(args: {
       note: `applied by hand by ${who.email}: the tie with event ${held.event_id} decided for this one`,
     });
     // The list reads the event's own outcome: it is applied now, no longer an open tie.
-    await tx.execute(sql`update webhook_event set outcome = 'settled'
+    await tx.execute(sql`update webhook_event_state set outcome = 'settled'
                          where source = ${key.source} and event_id = ${key.eventId}`);
     current.detail = { entity: `${entity.type}/${entity.id}`, version: entity.version, replaced: held.event_id };
     return { applied: true as const, replacedEventId: held.event_id };

@@ -22,6 +22,8 @@ export interface LeasedEvent extends EventKey {
   actor: string;
   /** What the receiver found unusable in it (a version out of range): part of any failure's message. */
   intakeNote?: string;
+  /** The ids found in it at the claim: the search directory is written from them when the attempt ends. */
+  subjectIds: string[];
 }
 
 export interface RetryPolicy {

@@ -22,7 +22,7 @@ export const DEAD_EXACT_CAP = 100_000;
  */
 export const backlogGaugesSql = (deadCap = DEAD_EXACT_CAP): SQL => sql`
   select
-    (select reltuples::float8 from pg_class where oid = to_regclass('webhook_event')) as estimate,
+    (select reltuples::float8 from pg_class where oid = to_regclass('webhook_event_state')) as estimate,
     pending.claimed,
     pending.failed,
     leased.processing,
@@ -50,7 +50,7 @@ export const deadFractionSql = (): SQL => sql`
   select coalesce(
     (select most_common_freqs[array_position(most_common_vals::text::text[], 'dead')]
        from pg_stats
-      where schemaname = current_schema() and tablename = 'webhook_event' and attname = 'status'),
+      where schemaname = current_schema() and tablename = 'webhook_event_state' and attname = 'status'),
     0)::float8 as fraction`;
 
 export interface DbGauges {

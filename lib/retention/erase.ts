@@ -82,17 +82,25 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
   const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${pattern}, '[erased]', 'gi')`;
   await tx.execute(sql`
     with hit as (
-      select source, event_id, subject_ids from webhook_event where ${matching(subject)} order by source, event_id for update
-    ), events as (
-      update webhook_event e
+      -- Both halves locked in key order; the view cannot be locked through its outer join.
+      select b.source, b.event_id, b.subject_ids, s.status
+      from webhook_event_body b join webhook_event_state s on s.source = b.source and s.event_id = b.event_id
+      where b.subject_ids @> array[${subject}]::text[] order by b.source, b.event_id for update of b, s
+    ), bodies as (
+      update webhook_event_body e
       set payload = null, -- the marker below is JSON: the payload is derived from it (db/payload.ts)
           raw_body = ${marker},
           headers = '{"redacted":"data subject erasure"}'::jsonb,
           subject_ids = '{}',
           entity_id = case when lower(e.entity_id) = lower(${subject}) then '[erased]' else e.entity_id end,
-          last_error = case when e.status = 'settled' then ${scrub("e.last_error")}
+          intake_note = ${scrub("e.intake_note")}
+      from hit h
+      where e.source = h.source and e.event_id = h.event_id
+      returning 1
+    ), events as (
+      update webhook_event_state e
+      set last_error = case when e.status = 'settled' then ${scrub("e.last_error")}
                             else 'erased (data subject request): the payload was redacted, so it is not processed' end,
-          intake_note = ${scrub("e.intake_note")},
           status = case when e.status = 'settled' then e.status else 'dead' end,
           lease_token = case when e.status = 'settled' then e.lease_token end,
           lease_expires_at = case when e.status = 'settled' then e.lease_expires_at end

@@ -95,7 +95,7 @@ async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]
     await db.execute(sql`
       with victims as (
         select e.source, e.event_id
-        from webhook_event e
+        from webhook_event_state e
         join json_to_recordset(${JSON.stringify(keys)}::text::json) as k(source text, event_id text)
           on e.source = k.source and e.event_id = k.event_id
         where e.status = 'settled'
@@ -104,7 +104,8 @@ async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]
       deliveries as (${deleteVictims("webhook_delivery")}),
       attempts as (${deleteVictims("webhook_attempt")}),
       transitions as (${deleteVictims("entity_transition")}),
-      events as (${deleteVictims("webhook_event")})
+      events as (${deleteVictims("webhook_event_state")}),
+      bodies as (${deleteVictims("webhook_event_body")})
       select (select count(*)::int from events) as events, (select count(*)::int from deliveries) as deliveries,
              (select count(*)::int from attempts) as attempts, (select count(*)::int from transitions) as transitions`),
   );

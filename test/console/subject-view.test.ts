@@ -210,7 +210,9 @@ describe("the customer view's queries at scale", () => {
       insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes)
       select 'stripe', 'customer', 'cus_Seed' || lpad((g % 50000)::text, 8, '0'), 'evt_seed_' || g, null, 'applied', '{}'
       from generate_series(1, 200000) g`);
-      await db.execute(sql`analyze webhook_event, webhook_delivery, webhook_attempt, entity_transition`);
+      await db.execute(
+        sql`analyze webhook_event_state, webhook_event_body, webhook_delivery, webhook_attempt, entity_transition`,
+      );
       const plan = async (q: ReturnType<typeof sql>) =>
         (await query<{ "QUERY PLAN": string }>(db, sql`explain ${q}`)).map((r) => r["QUERY PLAN"]).join("\n");
 
@@ -226,11 +228,11 @@ describe("the customer view's queries at scale", () => {
       const keys = Array.from({ length: 500 }, (_, i) => ({ source: "stripe", eventId: `evt_seed_${i * 400 + 7}` }));
       const events = await plan(subjectEventsQuery(keys));
       expect(events).not.toMatch(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)/);
-      expect(events).toMatch(/webhook_event_source_event_id_pk/);
+      expect(events).toMatch(/webhook_event_state_source_event_id_pk/);
       expect(events).toMatch(/webhook_delivery_event_idx/);
       expect(events).toMatch(/webhook_attempt_event_idx/);
       const evidence = bundleQueries(keys);
-      expect(await plan(evidence.bodies)).toMatch(/Index Scan using webhook_event_source_event_id_pk/);
+      expect(await plan(evidence.bodies)).toMatch(/Index Scan using webhook_event_(body|state)_source_event_id_pk/);
       const deliveries = await plan(evidence.deliveries);
       expect(deliveries).toMatch(/webhook_delivery_event_idx/);
       expect(deliveries).not.toMatch(/Seq Scan on webhook_delivery/);

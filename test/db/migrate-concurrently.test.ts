@@ -91,10 +91,11 @@ const PLAIN_0004 =
   'CREATE INDEX "webhook_event_type_idx" ON "webhook_event" USING btree ("event_type","received_at","event_id","source");--> statement-breakpoint\n' +
   'CREATE INDEX "webhook_event_status_idx" ON "webhook_event" USING btree ("status","received_at","event_id","source","event_type");';
 
+// After every migration: 0022 moved them, with the lifecycle columns, to webhook_event_state.
 const TYPE_IDX_DEF =
-  "CREATE INDEX webhook_event_type_idx ON public.webhook_event USING btree (event_type, received_at, event_id, source)";
+  "CREATE INDEX webhook_event_type_idx ON public.webhook_event_state USING btree (event_type, received_at, event_id, source)";
 const STATUS_IDX_DEF =
-  "CREATE INDEX webhook_event_status_idx ON public.webhook_event USING btree (status, received_at, event_id, source, event_type)";
+  "CREATE INDEX webhook_event_status_idx ON public.webhook_event_state USING btree (status, received_at, event_id, source, event_type)";
 
 interface IndexRow {
   name: string;
@@ -111,7 +112,7 @@ async function consoleIndexes(db: Sql): Promise<Record<string, IndexRow>> {
            pg_get_indexdef(c.oid) as def
     from pg_index i
     join pg_class c on c.oid = i.indexrelid
-    where i.indrelid = 'webhook_event'::regclass
+    where i.indrelid = coalesce(to_regclass('webhook_event_state'), to_regclass('webhook_event'))
       and c.relname in ('webhook_event_type_idx', 'webhook_event_status_idx')
   `;
   return Object.fromEntries(rows.map((r) => [r.name, { ...r }]));
@@ -129,11 +130,24 @@ async function recorded(db: Sql): Promise<{ id: number; hash: string; created_at
 
 describe("migration steps", () => {
   it("[migrate] the migrations that build indexes on the ledger's big tables after 0003 build them concurrently", () => {
-    const bigTables = new Set(["webhook_event", "webhook_delivery", "webhook_attempt", "entity_transition"]);
+    const bigTables = new Set([
+      "webhook_event",
+      "webhook_event_body",
+      "webhook_event_state",
+      "webhook_delivery",
+      "webhook_attempt",
+      "entity_transition",
+    ]);
     const steps = readMigrationSteps(MIGRATIONS_FOLDER);
     expect(steps.map((s) => s.tag)).toEqual(tags);
-    const builds = steps.slice(tags.indexOf("0003_replay") + 1).flatMap((step) =>
-      step.statements.flatMap((statement) => {
+    const builds = steps.slice(tags.indexOf("0003_replay") + 1).flatMap((step) => {
+      // A table the migration itself creates is empty and invisible until it commits: nothing waits on its build.
+      const created = new Set(
+        step.statements.flatMap((s) =>
+          [...s.matchAll(/\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?(\w+)"?/gi)].map((m) => m[1]!),
+        ),
+      );
+      return step.statements.flatMap((statement) => {
         const code = statement.replace(/--[^\n]*/g, " ");
         const create = [
           ...code.matchAll(/\bCREATE\s+(?:UNIQUE\s+)?INDEX\b[\s\S]*?\bON\s+(?:ONLY\s+)?(?:"?\w+"?\.)?"?(\w+)"?/gi),
@@ -145,12 +159,14 @@ describe("migration steps", () => {
           reindex: /^REINDEX/i.test(m[0]),
           concurrent: /\bCONCURRENTLY\b/i.test(m[0]),
           transactional: step.transactional,
+          newTable: created.has(m[1]!),
         }));
-      }),
-    );
+      });
+    });
     expect(builds.length).toBeGreaterThanOrEqual(2);
     // A REINDEX names an index or a table: every one is held to the rule.
-    for (const build of builds.filter((b) => b.reindex || bigTables.has(b.table)))
+    expect(builds.filter((b) => b.newTable).map((b) => b.table)).toContain("webhook_event_state");
+    for (const build of builds.filter((b) => b.reindex || (bigTables.has(b.table) && !b.newTable)))
       expect(build, `${build.tag} builds an index on ${build.table}`).toMatchObject({
         concurrent: true,
         transactional: false,
@@ -251,6 +267,42 @@ describe("migrator on PostgreSQL", () => {
     }
   });
 
+  it("[migrate] 0022 splits every event into body and state: the webhook_event view reads each row as it was", async () => {
+    const url = await freshDatabase("cc_split");
+    await migratePostgresFolder(url, migrationsUpTo("0021_gin_pending_list"));
+    const db = connect(url);
+    try {
+      await db`
+        insert into webhook_event (source, event_id, event_type, raw_body, headers, status, attempts, attempts_base,
+          last_error, settled_at, subject_ids, entity_type, entity_id, entity_version, lease_token, leased_at, leased_by,
+          lease_expires_at, next_trigger, next_actor, outcome, resolution, resolution_note, resolved_by, resolved_at,
+          body_sha256, body_is_key, verified_with, intake_note, via, received_at, next_attempt_at)
+        values
+          ('stripe', 'evt_settled', 'invoice.paid', '{"id":"evt_settled"}', '{"x":"1"}', 'settled', 1, 0, null,
+           '2026-01-01T00:00:01Z', '{cus_A}', 'invoice', 'in_1', 5, null, '2026-01-01T00:00:00Z', 'w1', null, 'auto', null,
+           'stale', null, null, null, null, 'ab', true, 'fp1', null, 'provider', '2026-01-01T00:00:00Z',
+           '2026-01-01T00:00:00Z'),
+          ('stripe', 'evt_dead', 'invoice.paid', '{"id":"evt_dead"}', '{}', 'dead', 3, 1, 'boom', '2026-01-02T00:00:00Z',
+           '{}', null, null, null, null, null, null, null, 'requeue', 'ops@example.com', 'failed', 'ignored', 'n/a',
+           'ops@example.com', '2026-01-02T00:00:00Z', null, null, null, 'version out of range', 'replay',
+           '2026-01-01T12:00:00Z', '2026-01-01T12:00:00Z'),
+          ('github', 'gh_1', 'push', '{"ref":"x"}', '{}', 'processing', 1, 0, null, null, '{}', null, null, null,
+           'c0ffee00-0000-4000-8000-000000000000', now(), 'w2', now() + interval '30 s', 'auto', null, null, null, null,
+           null, null, 'cd', null, null, null, 'provider', now(), now())`;
+      const before = await db`select * from webhook_event order by source, event_id`;
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0021_gin_pending_list"));
+      const after = await db`select * from webhook_event order by source, event_id`;
+      expect(after).toEqual(before);
+      const [kinds] = await db<{ body: string; state: string; view: string }[]>`
+        select (select relkind::text from pg_class where relname = 'webhook_event_body') as body,
+               (select relkind::text from pg_class where relname = 'webhook_event_state') as state,
+               (select relkind::text from pg_class where relname = 'webhook_event') as view`;
+      expect(kinds).toEqual({ body: "r", state: "r", view: "v" });
+    } finally {
+      await db.end();
+    }
+  });
+
   it("[migrate] an INVALID index left by a failed concurrent build is dropped and built again", async () => {
     const url = await freshDatabase("cc_invalid");
     await migratePostgresFolder(url, migrationsUpTo("0003_replay"));
@@ -322,7 +374,7 @@ describe("claims during an index build on a seeded ledger", () => {
       from pg_stat_progress_create_index p
       left join pg_class c on c.oid = p.index_relid
       where p.datname = current_database()
-        and p.relid = 'webhook_event'::regclass
+        and p.relid in (to_regclass('webhook_event'), to_regclass('webhook_event_body'), to_regclass('webhook_event_state'))
     `;
     return row;
   }
@@ -337,10 +389,29 @@ describe("claims during an index build on a seeded ledger", () => {
     }
   }
 
-  /** The claim (lib/intake/claim.ts) as one plain statement: the ledger row, which is the lock, and the delivery row. */
+  /**
+   * The claim (lib/intake/claim.ts) as one plain statement: the ledger row, which is the lock, and the delivery row.
+   * Before 0022 the ledger row is webhook_event; from 0022 on, its body and its state.
+   */
   async function claim(eventId: string, eventType: string): Promise<boolean> {
+    const [split] = await claimer<{ split: boolean }[]>`select to_regclass('webhook_event_body') is not null as split`;
     const [row] = await claimer.begin(async (tx) => {
       await tx`set local lock_timeout = '200ms'`;
+      if (split?.split)
+        return tx<{ claimed: boolean }[]>`
+          with body as (
+            insert into webhook_event_body (source, event_id, payload, raw_body, headers, subject_ids, via)
+            values ('stripe', ${eventId}, '{"object":"event"}'::jsonb, '{"object":"event"}', '{}'::jsonb, '{cus_1}', 'provider')
+            on conflict (source, event_id) do nothing
+            returning source, event_id
+          ), claim as (
+            insert into webhook_event_state (source, event_id, event_type) select source, event_id, ${eventType} from body
+            returning source, event_id
+          )
+          insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
+          select 'stripe', ${eventId}, 'provider', exists (select 1 from claim), false
+          returning claimed
+        `;
       return tx<{ claimed: boolean }[]>`
         with claim as (
           insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, subject_ids, via, next_trigger)
@@ -393,7 +464,7 @@ describe("claims during an index build on a seeded ledger", () => {
         .unsafe(
           `
           CREATE INDEX "webhook_event_type_plain_idx"
-          ON "webhook_event" USING btree ("event_type", "received_at", "event_id", "source")
+          ON "webhook_event_state" USING btree ("event_type", "received_at", "event_id", "source")
         `,
         )
         .execute();

@@ -39,7 +39,7 @@ describe("a person resolves or ignores dead events with a note", () => {
     const [event] = await query<Record<string, unknown>>(
       db,
       sql`select status, outcome, resolution, resolution_note, resolved_by, settled_at is not null as settled,
-                 resolved_at is not null as resolved, last_error, xmin::text as tx
+                 resolved_at is not null as resolved, last_error, (select xmin::text from webhook_event_state s where s.event_id = webhook_event.event_id) as tx
           from webhook_event where event_id = 'evt_d1'`,
     );
     expect(event).toMatchObject({

@@ -27,7 +27,7 @@ describe("prefix search plans", () => {
     await db.execute(sql`
       insert into subject_term (term, subject, field, value)
       select lower(s), s, 'id', s from (select distinct unnest(subject_ids) s from webhook_event) x`);
-    await db.execute(sql`analyze webhook_event, subject_term`);
+    await db.execute(sql`analyze webhook_event_state, webhook_event_body, subject_term`);
 
     for (const prefix of ["cus_plan0001", "USER12", "cus_Plan%"]) {
       const terms = await plan(findTermsQuery(prefix, PREFIX_TERM_LIMIT + 1));

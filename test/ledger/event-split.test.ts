@@ -1,0 +1,96 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { handlerLookup } from "@/lib/handlers/registry";
+import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
+import { setupTestDb } from "../db";
+import { claim, drain, query, testSettings } from "../worker/helpers";
+
+const { db } = setupTestDb();
+
+/** Each body row's version (xmin) and place (ctid): both change whenever the row is rewritten. */
+const bodyVersions = () =>
+  query<{ event_id: string; v: string }>(
+    db,
+    sql`select event_id, xmin::text || ctid::text as v from webhook_event_body order by event_id`,
+  );
+const stateVersions = () =>
+  query<{ event_id: string; v: string }>(
+    db,
+    sql`select event_id, xmin::text || ctid::text as v from webhook_event_state order by event_id`,
+  );
+
+describe("one event, two rows (drizzle/0022_event_state.sql)", () => {
+  it("[ledger] the body is written once, at the claim: leases, settles and failures rewrite only the state row", async () => {
+    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_split_ok", subscriptionId: "sub_Split0001" }));
+    const bodies = await bodyVersions();
+    const states = await stateVersions();
+    expect(bodies.map((b) => b.event_id)).toEqual(["evt_split_ok"]);
+    await drain(db);
+    // A source no process knows yet: failed, backed off, then dead, three leases and three failures.
+    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_split_fail", subscriptionId: "sub_Split0002" }));
+    const withFailing = await bodyVersions();
+    await drain(db, testSettings({ handlers: handlerLookup(undefined, () => undefined) }));
+
+    expect(await bodyVersions()).toEqual(withFailing);
+    expect(withFailing.find((b) => b.event_id === "evt_split_ok")).toEqual(bodies[0]);
+    expect((await stateVersions()).find((s) => s.event_id === "evt_split_ok")).not.toEqual(states[0]);
+    expect(await query(db, sql`select event_id, status, attempts from webhook_event order by event_id`)).toEqual([
+      { event_id: "evt_split_fail", status: "dead", attempts: 3 },
+      { event_id: "evt_split_ok", status: "settled", attempts: 1 },
+    ]);
+  });
+
+  it("[ledger] the webhook_event view reads and writes both halves as one row", async () => {
+    const [inserted] = await query<Record<string, unknown>>(
+      db,
+      sql`insert into webhook_event (source, event_id, event_type, raw_body, headers, subject_ids)
+          values ('stripe', 'evt_view', 'invoice.paid', '{"id":"evt_view"}', '{}', '{cus_View0001}')
+          returning status, attempts, via, next_trigger, raw_body`,
+    );
+    // The view's defaults are the tables' defaults.
+    expect(inserted).toEqual({
+      status: "claimed",
+      attempts: 0,
+      via: "provider",
+      next_trigger: "auto",
+      raw_body: '{"id":"evt_view"}',
+    });
+    const body = await bodyVersions();
+    await db.execute(sql`update webhook_event set status = 'dead', last_error = 'by hand' where event_id = 'evt_view'`);
+    // A lifecycle change through the view leaves the body row alone.
+    expect(await bodyVersions()).toEqual(body);
+    await db.execute(sql`update webhook_event set raw_body = '{"redacted":true}' where event_id = 'evt_view'`);
+    expect(
+      await query(
+        db,
+        sql`select status, last_error, raw_body, subject_ids from webhook_event where event_id = 'evt_view'`,
+      ),
+    ).toEqual([
+      { status: "dead", last_error: "by hand", raw_body: '{"redacted":true}', subject_ids: ["cus_View0001"] },
+    ]);
+    const keyChange = await db
+      .execute(sql`update webhook_event set event_id = 'evt_other' where event_id = 'evt_view'`)
+      .catch((err: unknown) => err);
+    expect(String((keyChange as Error).cause)).toMatch(/an event's source and id cannot change/);
+    await db.execute(sql`delete from webhook_event where event_id = 'evt_view'`);
+    expect(
+      await query(
+        db,
+        sql`select (select count(*)::int from webhook_event_body) as bodies, (select count(*)::int from webhook_event_state) as states`,
+      ),
+    ).toEqual([{ bodies: 0, states: 0 }]);
+  });
+
+  it("[ledger] a claim writes both halves in one statement, and a duplicate neither", async () => {
+    const event = stripeSubscriptionEvent({ eventId: "evt_split_dup", subscriptionId: "sub_Split0003" });
+    expect(await claim(db, "stripe", event)).toBe(true);
+    expect(await claim(db, "stripe", event)).toBe(false);
+    expect(
+      await query(
+        db,
+        sql`select b.event_id, s.event_type, s.status from webhook_event_body b
+            join webhook_event_state s on s.source = b.source and s.event_id = b.event_id`,
+      ),
+    ).toEqual([{ event_id: "evt_split_dup", event_type: "customer.subscription.updated", status: "claimed" }]);
+  });
+});
