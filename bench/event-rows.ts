@@ -3,47 +3,14 @@
  * writes row by row; a seed of millions instead fills a temp table shaped like the view and splits it into
  * webhook_event_body and webhook_event_state with two set-based inserts.
  */
+import { getTableColumns, type Table } from "drizzle-orm";
 import type postgres from "postgres";
+import { webhookEventBody, webhookEventState } from "@/db/schema";
 
-const BODY = [
-  "source",
-  "event_id",
-  "payload",
-  "raw_body",
-  "headers",
-  "entity_type",
-  "entity_id",
-  "entity_version",
-  "subject_ids",
-  "via",
-  "intake_note",
-  "body_sha256",
-  "body_is_key",
-  "verified_with",
-];
-const STATE = [
-  "source",
-  "event_id",
-  "event_type",
-  "received_at",
-  "status",
-  "attempts",
-  "attempts_base",
-  "last_error",
-  "settled_at",
-  "next_attempt_at",
-  "lease_token",
-  "leased_at",
-  "leased_by",
-  "lease_expires_at",
-  "next_trigger",
-  "next_actor",
-  "outcome",
-  "resolution",
-  "resolution_note",
-  "resolved_by",
-  "resolved_at",
-];
+// Each table's columns by SQL name, from the drizzle schema (db/schema/ledger.ts).
+const columnsOf = (table: Table) => Object.values(getTableColumns(table)).map((c) => c.name);
+const BODY = columnsOf(webhookEventBody);
+const STATE = columnsOf(webhookEventState);
 // The view's defaults (0022), for the columns a seed leaves out.
 const DEFAULTS: Record<string, string> = {
   status: "'claimed'",
