@@ -84,9 +84,16 @@ export function startChild(label: string, command: string, args: string[], env: 
   return handle;
 }
 
-/** `node --import tsx lib/worker/main.ts`, as test/worker/crash.test.ts spawns it. */
+/**
+ * `node --import tsx lib/worker/main.ts`, as test/worker/crash.test.ts spawns it. BENCH_WORKER_NODE_ARGS adds
+ * node flags to each worker (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses).
+ */
 export function startWorker(url: string, label: string, env: Record<string, string> = {}): Child {
-  return startChild(label, process.execPath, ["--import", "tsx", "lib/worker/main.ts"], { DATABASE_URL: url, ...env });
+  const extra = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  return startChild(label, process.execPath, [...extra, "--import", "tsx", "lib/worker/main.ts"], {
+    DATABASE_URL: url,
+    ...env,
+  });
 }
 
 /** SIGTERM (the worker finishes in-flight work), SIGKILL after 15 s. Only this child, by its pid. */

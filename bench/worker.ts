@@ -1,5 +1,6 @@
 /**
  * `npm run bench:worker [-- --events 50000 --inflow-seconds 20 --only pgbench,worker,graphile,latency]`
+ * (`--match a,b`: only scenarios whose name holds one of them; `--batch N`: WORKER_BATCH_SIZE for the workers)
  *
  * Drains N claimed Stripe subscription events with 1 and 2 standalone worker processes (each on a fresh
  * database), next to a one-transaction-per-event reference (pgbench doing the same statements) and
@@ -29,7 +30,7 @@ const onlyArg = process.argv.indexOf("--only");
 const ONLY = onlyArg > 0 ? (process.argv[onlyArg + 1] ?? "").split(",") : ["pgbench", "worker", "graphile", "latency"];
 const defaults = parseEnv({});
 const DEFAULT_LOOPS = defaults.WORKER_CONCURRENCY;
-const BATCH = defaults.WORKER_BATCH_SIZE;
+const BATCH = process.argv.includes("--batch") ? argNum("batch", 0) : defaults.WORKER_BATCH_SIZE;
 
 type Kind = "pgbench" | "worker" | "graphile" | "latency";
 interface Row {
@@ -104,7 +105,9 @@ const ALL: Scenario[] = [
     run: async () => ({ latency: await idleLatency(IDLE_SAMPLES) }),
   },
 ];
-const SCENARIOS = ALL.filter((s) => ONLY.includes(s.kind));
+const matchArg = process.argv.indexOf("--match");
+const MATCH = matchArg > 0 ? (process.argv[matchArg + 1] ?? "").split(",") : [""];
+const SCENARIOS = ALL.filter((s) => ONLY.includes(s.kind) && MATCH.some((m) => s.scenario.includes(m)));
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { check, index, integer, pgSequence, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { tstz } from "./columns";
 
 /** What a search term is, as the events list says it matched ("customer id", "email", "name", …). */
@@ -39,6 +39,12 @@ export const subjectTerm = pgTable(
   ],
 );
 export type SubjectTerm = typeof subjectTerm.$inferSelect;
+
+/**
+ * Advanced by an erasure before it deletes directory rows: a worker that skips rows it knows are there
+ * (lib/ledger/term-cache.ts) reads it with each insert, and sends them again when it has moved.
+ */
+export const subjectTermEpoch = pgSequence("subject_term_epoch");
 
 /**
  * Deliveries per minute and source, folded from webhook_delivery by the console's read (lib/ledger/delivery-rollup.ts)

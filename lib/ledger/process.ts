@@ -9,6 +9,7 @@ import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
 import { pgArrays } from "@/db/pg-array";
 import { recordSubjectTerms } from "./subject-terms";
+import type { TermCache } from "./term-cache";
 import { insertTransitions } from "./transition-insert";
 import { keyOf, type EventKey, type LeasedEvent, type RetryPolicy } from "./types";
 
@@ -20,6 +21,8 @@ export interface ProcessContext {
   log?: (message: string) => void;
   /** The batch transaction's statement bound (longer than the pool's); unset keeps the pool's. */
   statementTimeoutMs?: number;
+  /** The search-directory rows this process has seen committed (./term-cache.ts); absent: every row is sent. */
+  terms?: TermCache;
 }
 
 export type ProcessOutcome = AttemptOutcome | "dead" | "lease-lost";
@@ -66,10 +69,13 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
 interface BatchResult {
   processed: Processed[];
   failures: { event: LeasedEvent; error: unknown; index: number }[];
+  /** What to do once the batch has committed (the directory cache learns its rows). */
+  committed: () => void;
 }
 
 /** The failures' attempts are written after the commit: until then the fence holds their rows. */
 async function recordAfter(db: Db, result: BatchResult, ctx: ProcessContext): Promise<Processed[]> {
+  result.committed();
   const out = [...result.processed];
   for (const f of result.failures) out[f.index] = await recordFailure(db, f.event, f.error, ctx);
   return out;
@@ -109,18 +115,20 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     eventId: event.eventId,
     outcome: outcomeOf.get(event) ?? "lease-lost",
   }));
+  let committed = () => {};
   if (done.length > 0) {
     await settleMany(tx, done);
     // The search directory commits with the settle: off the claim path, once per event.
-    await recordSubjectTerms(
+    committed = await recordSubjectTerms(
       tx,
       done.map((d) => ({ payload: d.event.payload, subjectIds: d.event.subjectIds })),
+      ctx.terms,
     );
   }
   const failures = events.flatMap((event, index) =>
     failed.has(event) ? [{ event, error: failed.get(event), index }] : [],
   );
-  return { processed, failures };
+  return { processed, failures, committed };
 }
 
 type Done = Applied & { event: LeasedEvent };

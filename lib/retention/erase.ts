@@ -80,6 +80,8 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
   const marker = JSON.stringify({ redacted: true, reason: "data subject erasure", erasedAt: new Date().toISOString() });
   const pattern = literal(subject);
   const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${pattern}, '[erased]', 'gi')`;
+  // Before the directory loses rows: a worker that remembers rows as present sends them again from now on.
+  await tx.execute(sql`select nextval('subject_term_epoch')`);
   await tx.execute(sql`
     with hit as (
       -- Both halves locked in key order; the view cannot be locked through its outer join.

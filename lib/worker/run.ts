@@ -2,6 +2,7 @@ import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
 import { leaseClaimed, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
+import { createTermCache } from "@/lib/ledger/term-cache";
 import { keyOf, type EventKey, type LeasedEvent } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
 import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
@@ -67,6 +68,8 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
     providerApi: settings.providerApi,
     log,
     statementTimeoutMs: settings.statementTimeoutMs,
+    // One per worker: its loops and fast path settle the same customers' events.
+    terms: createTermCache(),
   };
   const fastPath = new Set<Promise<unknown>>();
   let busyLoops = 0;
