@@ -32,6 +32,16 @@ export interface PostgresOptions {
   applicationName?: string;
 }
 
+const PER_CALL = "/* planned per call */";
+
+/**
+ * Put first in a statement over a table that grows from empty, whose cached plan would stay the empty table's:
+ * a prepared statement keeps its generic plan until the table is analyzed, and with autovacuum off (or between
+ * its runs on a table that grew fast) that was a sequential scan per call (bench:worker: the subscription
+ * writes read every subscription per batch). Such a statement is planned at each call, with its values.
+ */
+export const planPerCall = sql.raw(`${PER_CALL}\n`);
+
 /**
  * drizzle runs every query it did not name with `prepare: false`, and postgres.js then spends a second
  * round trip asking Postgres for the parameter types before it can send them, and Postgres re-plans it.
@@ -43,7 +53,7 @@ function preparing(client: Sql): Sql {
     get(target, prop, receiver) {
       if (prop === "unsafe")
         return (query: string, params?: unknown[], options?: object) =>
-          target.unsafe(query, params as never, { ...options, prepare: true });
+          target.unsafe(query, params as never, { ...options, prepare: !query.startsWith(PER_CALL) });
       if (prop === "begin")
         return (...args: unknown[]) => {
           const i = args.length - 1;

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { rowsOf, type Tx } from "@/db/client";
-import { pgArrays } from "@/db/pg-array";
+import { planPerCall, rowsOf, type Tx } from "@/db/client";
+import { pgArray, pgArrays } from "@/db/pg-array";
 import { chainedChanges, lastPerEntity } from "./batch-write";
 import type { Changes, SnapshotWrite } from "./types";
 
@@ -29,7 +29,7 @@ export async function writeSubscriptions(
   const finals = lastPerEntity(items);
   const col = (f: (w: SnapshotWrite<SubscriptionState>) => string | number | null) => finals.map(f);
   const old = rowsOf<{ external_id: string; customer_id: string | null; plan: string | null; status: string }>(
-    await tx.execute(sql`
+    await tx.execute(sql`${planPerCall}
       with v as (
         select * from unnest(${pgArrays([
           [col((w) => w.state.externalId), "text"],
@@ -40,8 +40,13 @@ export async function writeSubscriptions(
           [col((w) => w.event.eventId), "text"],
         ])}) as v(external_id, customer_id, plan, status, version, event_id)
       ), old as (
+        -- The batch's ids as one array on the primary key, planned per call (planPerCall): a cached plan made
+        -- while the table was empty read every subscription of the source per batch (bench:worker).
         select s.external_id, s.customer_id, s.plan, s.status
-        from subscription s join v on s.source = ${source} and s.external_id = v.external_id
+        from subscription s where s.source = ${source} and s.external_id = any(${pgArray(
+          col((w) => w.state.externalId),
+          "text",
+        )})
       ), up as (
         insert into subscription (source, external_id, customer_id, plan, status, version, updated_by_event, updated_at)
         select ${source}, external_id, customer_id, plan, status, version, event_id, now() from v

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { rowsOf, type Tx } from "@/db/client";
-import { pgArrays } from "@/db/pg-array";
+import { planPerCall, rowsOf, type Tx } from "@/db/client";
+import { pgArray, pgArrays } from "@/db/pg-array";
 import { chainedChanges, lastPerEntity } from "../batch-write";
 import type { Changes, SnapshotWrite } from "../types";
 
@@ -48,7 +48,7 @@ export async function writeOrders(tx: Tx, items: readonly SnapshotWrite<OrderSta
   const finals = lastPerEntity(items);
   const col = (f: (w: SnapshotWrite<OrderState>) => string | number | null) => finals.map(f);
   const old = rowsOf<OrderRow>(
-    await tx.execute(sql`
+    await tx.execute(sql`${planPerCall}
       with v as (
         select * from unnest(${pgArrays([
           [col((w) => w.state.externalId), "text"],
@@ -66,7 +66,12 @@ export async function writeOrders(tx: Tx, items: readonly SnapshotWrite<OrderSta
       ), old as (
         select o.external_id, o.name, o.email, o.financial_status, o.fulfillment_status, o.total_price, o.currency,
                o.cancelled_at
-        from "order" o join v on o.source = 'shopify' and o.external_id = v.external_id
+        -- The batch's ids as one array on the primary key, planned per call (as in ../subscription-store.ts).
+        from "order" o
+        where o.source = 'shopify' and o.external_id = any(${pgArray(
+          col((w) => w.state.externalId),
+          "text",
+        )})
       ), up as (
         insert into "order" (source, external_id, name, email, financial_status, fulfillment_status, total_price,
                              currency, cancelled_at, version, updated_by_event, updated_at)
