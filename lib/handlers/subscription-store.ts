@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { planPerCall, rowsOf, type Tx } from "@/db/client";
 import { pgArray, pgArrays } from "@/db/pg-array";
 import { chainedChanges, lastPerEntity } from "./batch-write";
@@ -27,9 +27,22 @@ export async function writeSubscriptions(
 ): Promise<Changes[]> {
   if (items.length === 0) return [];
   const finals = lastPerEntity(items);
-  const col = (f: (w: SnapshotWrite<SubscriptionState>) => string | number | null) => finals.map(f);
   const old = rowsOf<{ external_id: string; customer_id: string | null; plan: string | null; status: string }>(
-    await tx.execute(sql`${planPerCall}
+    await tx.execute(subscriptionWriteSql(source, finals)),
+  );
+  const stored = new Map(
+    old.map((r) => [r.external_id, { customerId: r.customer_id, plan: r.plan, status: r.status }]),
+  );
+  return chainedChanges(items, stored, fieldsOf, FIELDS);
+}
+
+/** The statement: upsert each subscription's last state, and return the rows as they were. Exported for its plan test. */
+export function subscriptionWriteSql(
+  source: "stripe" | "paddle",
+  finals: readonly SnapshotWrite<SubscriptionState>[],
+): SQL {
+  const col = (f: (w: SnapshotWrite<SubscriptionState>) => string | number | null) => finals.map(f);
+  return sql`${planPerCall}
       with v as (
         select * from unnest(${pgArrays([
           [col((w) => w.state.externalId), "text"],
@@ -56,12 +69,7 @@ export async function writeSubscriptions(
           updated_at = now()
         where subscription.version <= excluded.version
       )
-      select external_id, customer_id, plan, status from old`),
-  );
-  const stored = new Map(
-    old.map((r) => [r.external_id, { customerId: r.customer_id, plan: r.plan, status: r.status }]),
-  );
-  return chainedChanges(items, stored, fieldsOf, FIELDS);
+      select external_id, customer_id, plan, status from old`;
 }
 
 /** One event's write: the batch statement with one item. */
