@@ -36,11 +36,8 @@ export async function writeSubscriptions(
   return chainedChanges(items, stored, fieldsOf, FIELDS);
 }
 
-/** The statement: upsert each subscription's last state, and return the rows as they were. Exported for its plan test. */
-export function subscriptionWriteSql(
-  source: "stripe" | "paddle",
-  finals: readonly SnapshotWrite<SubscriptionState>[],
-): SQL {
+/** The statement: upsert each subscription's last state, and return the rows as they were. */
+function subscriptionWriteSql(source: "stripe" | "paddle", finals: readonly SnapshotWrite<SubscriptionState>[]): SQL {
   const col = (f: (w: SnapshotWrite<SubscriptionState>) => string | number | null) => finals.map(f);
   return sql`${planPerCall}
       with v as (
