@@ -1,7 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
 import { NewPasswordInput, SignInEmailField } from "@/components/account-fields";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Label } from "@/components/ui/input";
@@ -14,9 +14,9 @@ export function SetupForm({
   token: string;
   passwordRules: { minLength: number; maxLength: number };
 }) {
-  const [state, action, pending] = useActionState(completeSetupAction, undefined);
+  const { state, dispatch, pending, submit } = useKeptFormAction(completeSetupAction);
   return (
-    <form className="flex flex-col gap-3" action={action}>
+    <form className="flex flex-col gap-3" action={dispatch} onSubmit={submit}>
       <input type="hidden" name="token" value={token} />
       <SignInEmailField />
       <Label>

@@ -2,7 +2,7 @@
 
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { type FormEvent, useState, useTransition } from "react";
 import { SignInEmailField } from "@/components/account-fields";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -24,7 +24,11 @@ export function SignInForm({ next }: { next: string }) {
   const [error, setError] = useState<string | undefined>();
   const [pending, startTransition] = useTransition();
 
-  function onSubmit(form: FormData) {
+  // onSubmit, not a form action: React resets a form after its action, which would erase the email a
+  // person typed whenever a sign-in is refused (and race anyone typing again while the answer arrives).
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
     setError(undefined);
     startTransition(async () => {
       const { error: failed } = await authClient.signIn.email({
@@ -42,7 +46,7 @@ export function SignInForm({ next }: { next: string }) {
   }
 
   return (
-    <form className="flex flex-col gap-3" action={onSubmit}>
+    <form className="flex flex-col gap-3" onSubmit={onSubmit}>
       <SignInEmailField />
       <Label>
         Password

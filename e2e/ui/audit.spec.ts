@@ -114,6 +114,9 @@ test("[ui] a sign-in, a failed sign-in and a sign-out each appear in the audit l
   const refused = other.waitForResponse((r) => r.url().endsWith("/api/auth/sign-in/email"));
   await signIn(other, email, "not the password at all");
   expect((await refused).status()).toBe(401);
+  // The refusal is said, and what the person typed is kept (a form action would have reset it).
+  await expect(other.locator("form").getByRole("alert")).toHaveText("Wrong email or password.");
+  await expect(other.getByLabel("Email")).toHaveValue(email);
   await signIn(other, email, password);
   // A sign-in now writes its audit row before it answers: on a loaded machine that can take a few seconds.
   await expect(other).not.toHaveURL(/\/sign-in/, { timeout: 15_000 });

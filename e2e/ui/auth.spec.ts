@@ -68,7 +68,15 @@ test("[ui] an admin adds a support user who can sign in but cannot reach Users",
   await page.getByRole("button", { name: "Add user" }).click();
   await expect(page.getByRole("status")).toHaveText("User added.");
   await expect(page.locator(`tr[data-user="${email}"]`)).toContainText("active");
+  // Added: the form starts blank for the next one.
+  await expect(page.getByLabel("Email")).toHaveValue("");
   await shot(page, "users");
+  // Refused (the email is taken): the error is said and what was typed is kept to correct.
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Initial password").fill("support password 123");
+  await page.getByRole("button", { name: "Add user" }).click();
+  await expect(page.locator("main form").getByRole("alert")).toBeVisible();
+  await expect(page.getByLabel("Email")).toHaveValue(email);
 
   const support = await browser.newPage();
   await signInAt(support, "/", email, "support password 123");

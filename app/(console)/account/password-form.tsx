@@ -1,7 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
 import { NewPasswordInput } from "@/components/account-fields";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
@@ -9,9 +9,9 @@ import { PasswordRules } from "../users/_components/password-rules";
 import { changePasswordAction } from "./actions";
 
 export function PasswordForm({ passwordRules }: { passwordRules: { minLength: number; maxLength: number } }) {
-  const [state, action, pending] = useActionState(changePasswordAction, undefined);
+  const { state, dispatch, pending, submit } = useKeptFormAction(changePasswordAction, { resetOnSuccess: true });
   return (
-    <form action={action} className="flex flex-col gap-3">
+    <form action={dispatch} onSubmit={submit} className="flex flex-col gap-3">
       <Label>
         Current password
         <Input name="currentPassword" type="password" autoComplete="current-password" required />

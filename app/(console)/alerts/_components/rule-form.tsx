@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState, useState, useTransition } from "react";
+import { useState, useTransition } from "react";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
@@ -26,11 +27,16 @@ export function RuleForm({
   threshold: number | null;
   fromConsole: boolean;
 }) {
-  const [state, action, pending] = useActionState(setAlertRuleAction, undefined);
+  const { state, dispatch, pending, submit } = useKeptFormAction(setAlertRuleAction);
   const [resetting, startReset] = useTransition();
   const [resetError, setResetError] = useState<string | undefined>();
   return (
-    <form action={action} aria-label={`Rule: ${label}`} className="flex flex-col gap-2 border-t pt-3">
+    <form
+      action={dispatch}
+      onSubmit={submit}
+      aria-label={`Rule: ${label}`}
+      className="flex flex-col gap-2 border-t pt-3"
+    >
       <input type="hidden" name="rule" value={rule} />
       <div className="flex flex-wrap items-end gap-3">
         <label className="flex h-9 items-center gap-2 text-sm">

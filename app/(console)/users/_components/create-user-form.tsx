@@ -1,7 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
 import { NewPasswordInput } from "@/components/account-fields";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { Input, Label, NativeSelect } from "@/components/ui/input";
@@ -15,9 +15,9 @@ export function CreateUserForm({
   roles: readonly string[];
   passwordRules: { minLength: number; maxLength: number };
 }) {
-  const [state, action, pending] = useActionState(createUserAction, undefined);
+  const { state, dispatch, pending, submit } = useKeptFormAction(createUserAction, { resetOnSuccess: true });
   return (
-    <form action={action} className="flex flex-col gap-3">
+    <form action={dispatch} onSubmit={submit} className="flex flex-col gap-3">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <Label>
           Email
