@@ -3,6 +3,7 @@ import { rowsOf, type Db } from "@/db/client";
 import type { AttemptTrigger } from "@/db/schema";
 import { payloadOf } from "@/db/payload";
 import { pgArrays } from "@/db/pg-array";
+import { keyedTo } from "./keyed";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
 interface LeaseRow {
@@ -62,11 +63,16 @@ export async function leaseDue(
   db: Db,
   opts: { workerId: string; leaseMs: number; limit: number; liveWithinMs?: number },
 ): Promise<LeasedEvent[]> {
+  return rowsOf<LeaseRow>(await db.execute(leaseDueSql(opts))).map((r) => toLeased(r, opts.workerId));
+}
+
+/** leaseDue's statement (exported for its plan test). */
+export function leaseDueSql(opts: { workerId: string; leaseMs: number; limit: number; liveWithinMs?: number }): SQL {
   const live = opts.liveWithinMs
     ? sql`and next_attempt_at >= now() - ${opts.liveWithinMs} * interval '1 millisecond'
       order by next_attempt_at desc`
     : sql`order by next_attempt_at`;
-  const result = await db.execute(sql`
+  return sql`
     with due as (
       select source, event_id from webhook_event_state
       where status in ('claimed', 'failed') and next_attempt_at <= now() ${live}
@@ -74,9 +80,8 @@ export async function leaseDue(
       for update skip locked
     )
     update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from due, ${BODY} where e.source = due.source and e.event_id = due.event_id and ${BODY_OF_E}
-    ${RETURNING}`);
-  return rowsOf<LeaseRow>(result).map((r) => toLeased(r, opts.workerId));
+    from due, ${BODY} where ${keyedTo("due")} and ${BODY_OF_E}
+    ${RETURNING}`;
 }
 
 /**
@@ -122,20 +127,29 @@ export async function leaseClaimed(
   opts: { workerId: string; leaseMs: number },
 ): Promise<LeasedEvent[]> {
   if (keys.length === 0) return [];
-  const result = await db.execute(sql`
+  return rowsOf<LeaseRow>(await db.execute(leaseClaimedSql(keys, opts))).map((r) => toLeased(r, opts.workerId));
+}
+
+/** leaseClaimed's statement (exported for its plan test). */
+export function leaseClaimedSql(keys: readonly EventKey[], opts: { workerId: string; leaseMs: number }): SQL {
+  // One primary-key probe per key (LATERAL; see ./keyed.ts for why not a plain join). `status || ''`: not
+  // through the status index, whose 'claimed' range the probe would walk for its key.
+  return sql`
     with wanted as (
-      select e.source, e.event_id from webhook_event_state e
-      join unnest(${pgArrays([
+      select w.source, w.event_id
+      from unnest(${pgArrays([
         [keys.map((k) => k.source), "text"],
         [keys.map((k) => k.eventId), "text"],
-      ])}) as k(source, event_id) on e.source = k.source and e.event_id = k.event_id
-      where e.status = 'claimed'
-      for update of e skip locked
+      ])}) as k(source, event_id)
+      cross join lateral (
+        select s.source, s.event_id from webhook_event_state s
+        where s.source = k.source and s.event_id = k.event_id and s.status || '' = 'claimed'
+        for update skip locked
+      ) w
     )
     update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from wanted, ${BODY} where e.source = wanted.source and e.event_id = wanted.event_id and ${BODY_OF_E}
-    ${RETURNING}`);
-  return rowsOf<LeaseRow>(result).map((r) => toLeased(r, opts.workerId));
+    from wanted, ${BODY} where ${keyedTo("wanted")} and ${BODY_OF_E}
+    ${RETURNING}`;
 }
 
 /** Full jitter: uniform in [0, min(cap, base · 2^(n−1))], n = attempts since the budget restarted. */

@@ -91,15 +91,18 @@ async function recordAfter(db: Db, result: BatchResult, ctx: ProcessContext): Pr
  */
 export function fenceSql(events: readonly Pick<LeasedEvent, "source" | "eventId" | "leaseToken">[]): SQL {
   return sql`
-    select e.source, e.event_id from webhook_event_state e
-    join unnest(${pgArrays([
+    select f.source, f.event_id
+    from unnest(${pgArrays([
       [events.map((e) => e.source), "text"],
       [events.map((e) => e.eventId), "text"],
       [events.map((e) => e.leaseToken), "uuid"],
     ])}) as v(source, event_id, token)
-      on e.source = v.source and e.event_id = v.event_id
-    where e.lease_token = v.token and e.status || '' = 'processing'
-    for update of e`;
+    -- One primary-key probe per event (LATERAL: joined plainly, a batch of 250 hashed the whole table, ./keyed.ts).
+    cross join lateral (
+      select e.source, e.event_id from webhook_event_state e
+      where e.source = v.source and e.event_id = v.event_id and e.lease_token = v.token and e.status || '' = 'processing'
+      for update
+    ) f`;
 }
 
 async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<BatchResult> {
