@@ -16,7 +16,7 @@ function item(value: string | number | null): string {
  */
 export function pgArray(
   values: readonly (string | number | null)[],
-  type: "text" | "uuid" | "int" | "bigint" | "timestamptz",
+  type: "text" | "uuid" | "int" | "bigint" | "timestamptz" | "tid",
 ): SQL {
   return sql`${`{${values.map(item).join(",")}}`}::${sql.raw(type)}[]`;
 }

@@ -6,7 +6,8 @@ import { rowsOf } from "@/db/client";
 import type { Tx } from "@/db/client";
 import { writeSubscriptions } from "@/lib/handlers/subscription-store";
 import { leaseClaimedSql, leaseDue, leaseDueSql } from "@/lib/ledger/lease";
-import { fenceSql } from "@/lib/ledger/process";
+import { fenceSql, settleSql } from "@/lib/ledger/process";
+import { keyOf } from "@/lib/ledger/types";
 import { setupTestDb } from "../db";
 
 const { db } = setupTestDb();
@@ -92,7 +93,7 @@ describe("the worker's batch plans", () => {
     ]);
   });
 
-  it("[worker] a batch of 250 is leased, fenced and fast-path leased by primary-key probes, never by hashing the whole table", async () => {
+  it("[worker] a batch of 250 is leased, fenced, settled and fast-path leased by key or tuple id, never by hashing the whole table", async () => {
     // 20,000 claimed events, analyzed: a table small enough that the planner priced one hash of all its rows
     // below 250 probes (a lease of 250 spent 12 of its 22 ms hashing them, bench:worker).
     await db.execute(sql`
@@ -130,5 +131,35 @@ describe("the worker's batch plans", () => {
     }
     // And the statements still do their work: the fence owns the 250 it leased.
     expect(fence.custom.rows).toHaveLength(250);
+
+    // The settle finds the fenced rows by the tuple ids the fence returned, and gives each its own outcome.
+    const settled = await db.transaction(async (tx) => {
+      const rowIds = new Map(
+        rowsOf<{ source: string; event_id: string; row_id: string }>(await tx.execute(fenceSql(leased))).map((r) => [
+          keyOf({ source: r.source, eventId: r.event_id }),
+          r.row_id,
+        ]),
+      );
+      const done = leased.map((event, i) => ({ event, outcome: i % 2 ? ("stale" as const) : ("settled" as const) }));
+      const plan = {
+        custom: (await cachedPlan(tx, settleSql(done, rowIds), "custom", false)).text,
+        generic: (await cachedPlan(tx, settleSql(done, rowIds), "generic", false)).text,
+      };
+      await tx.execute(settleSql(done, rowIds));
+      return plan;
+    });
+    for (const plan of [settled.custom, settled.generic]) {
+      expect(plan).not.toMatch(/Seq Scan on webhook_event_state|Join/);
+      expect(plan).toMatch(/Tid Scan on webhook_event_state/);
+    }
+    const outcomeOf = new Map(
+      rowsOf<{ event_id: string; status: string; outcome: string }>(
+        await db.execute(sql`select event_id, status, outcome from webhook_event_state where lease_token is null
+                             and status = 'settled'`),
+      ).map((r) => [r.event_id, r.outcome]),
+    );
+    expect(leased.map((e) => outcomeOf.get(e.eventId))).toEqual(leased.map((_, i) => (i % 2 ? "stale" : "settled")));
+    const [attempts] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from webhook_attempt`));
+    expect(attempts!.n).toBe(250);
   });
 });
