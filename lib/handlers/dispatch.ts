@@ -91,8 +91,13 @@ export async function applyBatch(
   const current = await lockEntities(tx, events, prepared);
   const results: (Applied | NotApplied | undefined)[] = new Array(events.length);
   const writes = new Map<string, { index: number; run: () => Promise<Changes> }[]>();
-  const queue = (chain: string, index: number, run: () => Promise<Changes>) =>
-    writes.set(chain, [...(writes.get(chain) ?? []), { index, run }]);
+  // Appended in place: copying the list per event made a batch quadratic in its size.
+  const append = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
+    const list = m.get(k);
+    if (list) list.push(v);
+    else m.set(k, [v]);
+  };
+  const queue = (chain: string, index: number, run: () => Promise<Changes>) => append(writes, chain, { index, run });
   // Handlers with writeMany: every write of the batch in one call (in lease order here; by entity below).
   const many = new Map<SnapshotHandler<unknown>, { index: number; key: string; item: SnapshotWrite<unknown> }[]>();
   const finals = new Map<string, { entity: VersionedEntity; source: string; eventId: string; version: number }>();
@@ -144,8 +149,7 @@ export async function applyBatch(
       const resolution: TieResolution | null = "resolution" in decision ? (decision.resolution ?? null) : null;
       const note = "note" in decision ? decision.note : undefined;
       const { handler, entity } = p;
-      if (handler.writeMany)
-        many.set(handler, [...(many.get(handler) ?? []), { index: i, key: p.key, item: { state, entity, event } }]);
+      if (handler.writeMany) append(many, handler, { index: i, key: p.key, item: { state, entity, event } });
       else queue(p.key, i, () => handler.write(tx, state, { entity, event }));
       results[i] = {
         outcome: "settled",
