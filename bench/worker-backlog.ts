@@ -20,6 +20,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseEnv } from "@/lib/env";
+import { DEFAULT_BATCH_SIZE } from "@/lib/worker/settings";
 import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
 import { nowSeconds, signStripe } from "../test/sign";
 import { pacedLoad, type PacedDelivery } from "./paced";
@@ -786,7 +787,8 @@ async function main() {
   );
   console.log(
     `receiver: node --import tsx lib/cli/receiver.ts (npm run receiver), WORKER_MODE=embedded, WORKER_CONCURRENCY ${settings.WORKER_CONCURRENCY}, ` +
-      `WORKER_BATCH_SIZE ${settings.WORKER_BATCH_SIZE}, FAST_PATH_CONCURRENCY ${settings.FAST_PATH_CONCURRENCY}, CLAIM_POOL_MAX ${settings.CLAIM_POOL_MAX}, ` +
+      `WORKER_BATCH_SIZE ${settings.WORKER_BATCH_SIZE ?? DEFAULT_BATCH_SIZE.embedded}, ` +
+      `FAST_PATH_CONCURRENCY ${settings.FAST_PATH_CONCURRENCY}, CLAIM_POOL_MAX ${settings.CLAIM_POOL_MAX}, ` +
       `DATABASE_POOL_MAX ${settings.DATABASE_POOL_MAX}, WEBHOOK_CLAIM_TIMEOUT_MS ${settings.WEBHOOK_CLAIM_TIMEOUT_MS}; ` +
       `the driver, the receiver and PostgreSQL share the cores`,
   );

@@ -9,6 +9,7 @@
  */
 import os from "node:os";
 import { parseEnv } from "@/lib/env";
+import { DEFAULT_BATCH_SIZE } from "@/lib/worker/settings";
 import { dropAllCreated, machineLine } from "./worker-db";
 import { drainWithPgbench, drainWithWorkers, type DrainResult } from "./worker-drain";
 import { drainWithGraphile, GRAPHILE_MODES } from "./worker-graphile";
@@ -30,7 +31,7 @@ const onlyArg = process.argv.indexOf("--only");
 const ONLY = onlyArg > 0 ? (process.argv[onlyArg + 1] ?? "").split(",") : ["pgbench", "worker", "graphile", "latency"];
 const defaults = parseEnv({});
 const DEFAULT_LOOPS = defaults.WORKER_CONCURRENCY;
-const BATCH = process.argv.includes("--batch") ? argNum("batch", 0) : defaults.WORKER_BATCH_SIZE;
+const BATCH = process.argv.includes("--batch") ? argNum("batch", 0) : DEFAULT_BATCH_SIZE.standalone;
 
 type Kind = "pgbench" | "worker" | "graphile" | "latency";
 interface Row {

@@ -146,8 +146,8 @@ export const EnvSchema = z.object({
   WORKER_BACKOFF_BASE_MS: int(1000, 1),
   WORKER_BACKOFF_MAX_MS: int(15 * 60 * 1000, 1),
   WORKER_LEASE_MS: int(30_000, 100),
-  /** 250 over 100: 11 % less CPU per event in bench:worker (2026-12-03, A/B), the per-batch costs spread wider. */
-  WORKER_BATCH_SIZE: int(250, 1),
+  /** Unset: 100 in the app's process, 250 in a standalone worker (lib/worker/settings.ts says why). */
+  WORKER_BATCH_SIZE: z.coerce.number().int().min(1).optional(),
   WORKER_POLL_MS: int(1000, 10),
   /** How often a worker merges the subject index's pending list (lib/worker/index-merge.ts); 0: never. */
   WORKER_INDEX_MERGE_MS: int(200, 0),

@@ -26,6 +26,14 @@ export interface WorkerSettings {
   providerApi?: ProviderApi;
 }
 
+/**
+ * Events per batch when WORKER_BATCH_SIZE is unset. A standalone worker (`npm run worker`) spends 11 % less CPU per
+ * event at 250 than at 100 (bench:worker, A/B). In the app's process the worker shares the event loop with the
+ * claims, and a batch of 250's longer stretches of JavaScript held them up: claim p99 during a 1,000,000-event
+ * drain 150–230 ms and fifty 503s at 250, no 503 at 100 (bench:backlog, docs/benchmarks.md, 2026-12-03).
+ */
+export const DEFAULT_BATCH_SIZE = { embedded: 100, standalone: 250 } as const;
+
 /** `kindOf`: a source's provider kind by slug (lib/sources); without it, only kind-named slugs are known. */
 export function workerSettingsFromEnv(
   env: Env,
@@ -35,7 +43,8 @@ export function workerSettingsFromEnv(
   return {
     workerId: `${role}@${hostname()}:${process.pid}`,
     concurrency: env.WORKER_CONCURRENCY,
-    batchSize: env.WORKER_BATCH_SIZE,
+    batchSize:
+      env.WORKER_BATCH_SIZE ?? (role === "worker" ? DEFAULT_BATCH_SIZE.standalone : DEFAULT_BATCH_SIZE.embedded),
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
     fastPathConcurrency: env.FAST_PATH_CONCURRENCY,

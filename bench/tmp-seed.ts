@@ -1,0 +1,11 @@
+import { migratePostgresUrl } from "@/db/migrate";
+import postgres from "postgres";
+import { seedClaimed } from "./worker-db";
+const url = "postgres://postgres@127.0.0.1:5433/lease_probe";
+const admin = postgres("postgres://postgres@127.0.0.1:5433/postgres", { max: 1 });
+await admin.unsafe("drop database if exists lease_probe with (force)");
+await admin.unsafe("create database lease_probe");
+await admin.end();
+await migratePostgresUrl(url);
+await seedClaimed(url, 20000);
+console.log("seeded");
