@@ -1,6 +1,7 @@
 import type { Db } from "@/db/client";
 import { isDataError, isRetryableConflict, UnavailableError } from "@/lib/errors";
 import { claimEvents, type Claim, type ClaimResult } from "./claim";
+import { noteClaimTime } from "@/lib/metrics/intake-strain";
 
 export interface ClaimBatcherOptions {
   /** Every claim is answered within this: committed, or an UnavailableError (503) once it passes. */
@@ -96,6 +97,7 @@ export class ClaimBatcher {
       this.release(w);
     }
     w.done = true;
+    noteClaimTime(this.o.timeoutMs);
     const what = w.sent ? "the claim may still commit; a retry will be answered as a duplicate" : "nothing was written";
     w.reject(new UnavailableError(`the database did not answer within ${this.o.timeoutMs} ms (${what})`, 1));
   }
@@ -160,10 +162,12 @@ export class ClaimBatcher {
 
   private async run(batch: Waiting[]): Promise<void> {
     try {
+      const t0 = performance.now();
       const results = await claimEvents(
         this.db,
         batch.map((w) => w.claim),
       );
+      noteClaimTime(performance.now() - t0);
       batch.forEach((w, n) => this.settle(w, { result: results[n]! }));
     } catch (err) {
       // One unstorable payload, or a deadlock with a writer outside the batcher, must not fail its

@@ -37,6 +37,8 @@ export interface LedgerMetrics {
   attempts: Counter<"outcome">;
   /** One lease's processing (apply and settle), per batch: the loops' (`batch`) and the fast path's. */
   processingDuration: Histogram<"path">;
+  /** Pauses a worker's backlog drain took to leave room for the intake's slow claims (lib/metrics/intake-strain.ts). */
+  workerYields: Counter;
   /** Replayed events by source and result (new, duplicate, failed). */
   replayEvents: Counter<"source" | "result">;
   /** Where the database gauges come from; the server sets it (this layer has no database of its own). */
@@ -136,6 +138,11 @@ export function createLedgerMetrics(opts: { processDefaults?: boolean } = {}): L
       help: "Applying and settling one leased batch (path: batch for the loops, fast_path right after a claim)",
       labelNames: ["path"] as const,
       buckets: SECONDS_WORK,
+      registers,
+    }),
+    workerYields: new Counter({
+      name: "webhook_worker_yields_total",
+      help: "Pauses a backlog drain took because the intake's claims in the same process were slow",
       registers,
     }),
     replayEvents: new Counter({

@@ -3,6 +3,7 @@ import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { getDbHandle } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
+import { intakeStrained } from "@/lib/metrics/intake-strain";
 import type { WorkerProbe } from "@/lib/health";
 import type { EventKey } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
@@ -24,6 +25,8 @@ export function startEmbeddedWorker(): Worker | undefined {
     const worker = createWorker({
       getDb: async () => (await handle).db,
       settings: workerSettingsFromEnv(getEnv(), "embedded", (slug) => sourcesFromEnv().kindOf(slug)),
+      // The receiver's claims share this process: a backlog's drain yields to them when they slow down.
+      intakeStrained,
       listen: async (onWake) => {
         const h = await handle;
         return h.listen ? h.listen(WAKE_CHANNEL, onWake) : async () => {};

@@ -42,6 +42,11 @@ export interface WorkerDeps {
   metrics?: LedgerMetrics;
   /** Subscribe to cross-process wake-ups (Postgres LISTEN); absent on PGlite, where polling suffices. */
   listen?: (onWake: () => void) => Promise<() => Promise<void>>;
+  /**
+   * Whether the intake in this process has slow claims right now (lib/metrics/intake-strain.ts): a loop draining a backlog
+   * then pauses as long as its last batch took, halving the drain while it lasts. Absent: never (a standalone worker).
+   */
+  intakeStrained?: () => boolean;
 }
 
 /**
@@ -49,7 +54,7 @@ export interface WorkerDeps {
  * `concurrency` slots leases a batch, applies and settles it, and sleeps until woken or the poll
  * interval passes. A reaper takes back expired leases so a dead worker's events are retried.
  */
-export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): Worker {
+export function createWorker({ getDb, settings, listen, intakeStrained, ...deps }: WorkerDeps): Worker {
   const logger = deps.logger ?? componentLogger("worker");
   const metrics = deps.metrics ?? getMetrics();
   const log = deps.log ?? ((message: string) => logger.warn(message));
@@ -169,10 +174,19 @@ export function createWorker({ getDb, settings, listen, ...deps }: WorkerDeps): 
         if (batch.length >= settings.batchSize) wake(); // there may be more: another idle loop takes the next
         if (batch.length > 0) {
           busyLoops++;
+          const settleStarted = performance.now();
           try {
             await settleBatch(db, batch, "batch");
           } finally {
             busyLoops--;
+          }
+          // A backlog beside slow claims: leave them the time this batch took before taking the next. Live
+          // deliveries keep the fast path, which never waits here.
+          if (batch.length >= settings.batchSize && running && intakeStrained?.()) {
+            metrics.workerYields.inc();
+            // A plain timer: the claims' own wake-ups must not cut the pause short.
+            const pause = performance.now() - settleStarted;
+            await new Promise((r) => setTimeout(r, pause));
           }
           // A full batch: there may be more, lease again at once; so too after a wake-up that came meanwhile (the
           // fast path handed claims over). Else it drained what was due: sleep until woken. Leasing again at once
