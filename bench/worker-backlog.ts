@@ -87,7 +87,7 @@ interface Receiver {
   tail: () => string;
   /** Warn/error/fatal log lines (the first 20) and their count; fast-path and loop batches settled. */
   warnings: { n: number; first: string[] };
-  batches: { fast: number; loop: number; loopEvents: number };
+  batches: { fast: number; loop: number; loopEvents: number; yields: number; yieldMs: number };
 }
 
 const freePort = () =>
@@ -117,14 +117,17 @@ async function startReceiver(url: string): Promise<Receiver> {
   let tail = "";
   let partial = "";
   const warnings = { n: 0, first: [] as string[] };
-  const batches = { fast: 0, loop: 0, loopEvents: 0 };
+  const batches = { fast: 0, loop: 0, loopEvents: 0, yields: 0, yieldMs: 0 };
   const keep = (b: Buffer) => {
     const text = b.toString();
     tail = (tail + text).slice(-6000);
     const lines = (partial + text).split("\n");
     partial = lines.pop()!;
     for (const line of lines) {
-      if (line.includes('batch settled"')) {
+      if (line.includes('yielding to the intake"')) {
+        batches.yields++;
+        batches.yieldMs += Number(/"pauseMs":(\d+)/.exec(line)?.[1] ?? 0);
+      } else if (line.includes('batch settled"')) {
         if (line.includes('"path":"fast_path"')) batches.fast++;
         else {
           batches.loop++;
@@ -728,7 +731,8 @@ function report(runs: RunResult[]) {
     const b = r.receiver.batches;
     console.log(
       `${r.label}: ${r.check}; receiver exit ${r.exitCode}; ${fmt(b.fast)} events settled by the fast path, ` +
-        `${fmt(b.loopEvents)} in ${fmt(b.loop)} loop batches; ${r.receiver.warnings.n} warn/error log lines` +
+        `${fmt(b.loopEvents)} in ${fmt(b.loop)} loop batches; ${fmt(b.yields)} pauses for the intake's slow claims ` +
+        `(${fmt(b.yieldMs / 1000, 1)} s in all); ${r.receiver.warnings.n} warn/error log lines` +
         (r.settle.over10s ? `; ${fmt(r.settle.over10s)} paced events took > 10 s from claim to settled` : ""),
     );
     for (const w of r.receiver.warnings.first.slice(0, 5)) console.log(`    ${w}`);

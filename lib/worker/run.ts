@@ -186,6 +186,7 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
             metrics.workerYields.inc();
             // A plain timer: the claims' own wake-ups must not cut the pause short.
             const pause = performance.now() - settleStarted;
+            logger.info({ pauseMs: Math.round(pause) }, "yielding to the intake");
             await new Promise((r) => setTimeout(r, pause));
           }
           // A full batch: there may be more, lease again at once; so too after a wake-up that came meanwhile (the
