@@ -2,8 +2,8 @@
 
 import { createAuthClient } from "better-auth/react";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState, useTransition } from "react";
 import { SignInEmailField } from "@/components/account-fields";
+import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
@@ -21,40 +21,32 @@ function messageFor(status: number, fallback: string | undefined): string {
 
 export function SignInForm({ next }: { next: string }) {
   const router = useRouter();
-  const [error, setError] = useState<string | undefined>();
-  const [pending, startTransition] = useTransition();
-
-  // onSubmit, not a form action: React resets a form after its action, which would erase the email a
-  // person typed whenever a sign-in is refused (and race anyone typing again while the answer arrives).
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setError(undefined);
-    startTransition(async () => {
+  // A kept form: a refused sign-in leaves the email typed (a form action would reset it, and race anyone typing
+  // again while the answer arrives).
+  const { state, pending, submit } = useKeptFormAction<{ error: string } | undefined>(
+    async (_prev: { error: string } | undefined, form: FormData): Promise<{ error: string } | undefined> => {
       const { error: failed } = await authClient.signIn.email({
         email: String(form.get("email")),
         password: String(form.get("password")),
       });
-      if (failed) {
-        setError(messageFor(failed.status, failed.message));
-        return;
-      }
+      if (failed) return { error: messageFor(failed.status, failed.message) };
       // Checked again here: this is the navigation that would leave the site.
       router.replace(safeNext(next));
       router.refresh();
-    });
-  }
+      return undefined;
+    },
+  );
 
   return (
-    <form className="flex flex-col gap-3" onSubmit={onSubmit}>
+    <form className="flex flex-col gap-3" onSubmit={submit}>
       <SignInEmailField />
       <Label>
         Password
         <Input name="password" type="password" autoComplete="current-password" required />
       </Label>
-      {error && !pending && (
+      {state && !pending && (
         <Alert tone="danger" role="alert">
-          {error}
+          {state.error}
         </Alert>
       )}
       <Button type="submit" disabled={pending} className="w-full">

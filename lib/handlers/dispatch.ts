@@ -54,6 +54,13 @@ interface Current {
   fromApi?: boolean;
 }
 
+/** Appended in place: copying the list per event made a batch quadratic in its size. */
+function append<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
 const entityKey = (source: string, e: { type: string; id: string }) => `${source}\u0000${e.type}\u0000${e.id}`;
 
 function prepare(event: HandlerEvent, handlers: HandlerLookup): Prepared {
@@ -91,12 +98,6 @@ export async function applyBatch(
   const current = await lockEntities(tx, events, prepared);
   const results: (Applied | NotApplied | undefined)[] = new Array(events.length);
   const writes = new Map<string, { index: number; run: () => Promise<Changes> }[]>();
-  // Appended in place: copying the list per event made a batch quadratic in its size.
-  const append = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
-    const list = m.get(k);
-    if (list) list.push(v);
-    else m.set(k, [v]);
-  };
   const queue = (chain: string, index: number, run: () => Promise<Changes>) => append(writes, chain, { index, run });
   // Handlers with writeMany: every write of the batch in one call (in lease order here; by entity below).
   const many = new Map<SnapshotHandler<unknown>, { index: number; key: string; item: SnapshotWrite<unknown> }[]>();
