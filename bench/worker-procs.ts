@@ -84,13 +84,22 @@ export function startChild(label: string, command: string, args: string[], env: 
   return handle;
 }
 
+/** `npm run worker`'s node arguments, from package.json: the benchmark runs the command a deployment runs. */
+export function workerNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> };
+  const [node, ...args] = (pkg.scripts.worker ?? "").split(/\s+/).filter(Boolean);
+  if (node !== "node" || !args.includes("lib/worker/main.ts"))
+    throw new Error(`package.json's worker script is not "node … lib/worker/main.ts": ${pkg.scripts.worker}`);
+  return args;
+}
+
 /**
- * `node --import tsx lib/worker/main.ts`, as test/worker/crash.test.ts spawns it. BENCH_WORKER_NODE_ARGS adds
- * node flags to each worker (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses).
+ * `npm run worker` as node runs it (without npm in between). BENCH_WORKER_NODE_ARGS adds node flags to each
+ * worker (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses).
  */
 export function startWorker(url: string, label: string, env: Record<string, string> = {}): Child {
   const extra = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  return startChild(label, process.execPath, [...extra, "--import", "tsx", "lib/worker/main.ts"], {
+  return startChild(label, process.execPath, [...extra, ...workerNodeArgs()], {
     DATABASE_URL: url,
     ...env,
   });

@@ -42,6 +42,8 @@ interface Row {
   latency?: LatencyResult;
   procs?: number;
   loops?: number;
+  /** Measured after a warm-up drain of as many events, in the same worker processes. */
+  warm?: boolean;
   error?: string;
 }
 interface Scenario {
@@ -50,8 +52,12 @@ interface Scenario {
   conns: number | string;
   procs?: number;
   loops?: number;
+  warm?: boolean;
   run: () => Promise<Pick<Row, "drain" | "latency">>;
 }
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const pgbench = (c: number): Scenario => ({
   kind: "pgbench",
@@ -59,14 +65,19 @@ const pgbench = (c: number): Scenario => ({
   conns: c,
   run: async () => ({ drain: await drainWithPgbench(EVENTS, c) }),
 });
-const workers = (procs: number, loops: number): Scenario => ({
+const workers = (procs: number, loops: number, warm = false): Scenario => ({
   kind: "worker",
   procs,
   loops,
+  warm,
   conns: procs * loops,
-  scenario: `worker: ${procs} proc × ${loops} loop${loops > 1 ? "s" : ""}${loops === DEFAULT_LOOPS ? " (default)" : ""}`,
+  scenario:
+    `worker: ${procs} proc × ${loops} loop${loops > 1 ? "s" : ""}${loops === DEFAULT_LOOPS ? " (default)" : ""}` +
+    (warm ? `, warm (after ${fmt(EVENTS)})` : ""),
   run: async () => ({
-    drain: await drainWithWorkers(EVENTS, procs, loops === DEFAULT_LOOPS ? undefined : loops, BATCH),
+    drain: await drainWithWorkers(EVENTS, procs, loops === DEFAULT_LOOPS ? undefined : loops, BATCH, {
+      warmup: warm ? EVENTS : 0,
+    }),
   }),
 });
 
@@ -77,6 +88,7 @@ const ALL: Scenario[] = [
   workers(1, 2),
   pgbench(4),
   workers(1, DEFAULT_LOOPS),
+  workers(1, DEFAULT_LOOPS, true),
   workers(2, 1),
   workers(2, 2),
   pgbench(2 * DEFAULT_LOOPS),
@@ -110,8 +122,6 @@ const matchArg = process.argv.indexOf("--match");
 const MATCH = matchArg > 0 ? (process.argv[matchArg + 1] ?? "").split(",") : [""];
 const SCENARIOS = ALL.filter((s) => ONLY.includes(s.kind) && MATCH.some((m) => s.scenario.includes(m)));
 
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (n: number) => fmt(n, n < 100 ? 1 : 0);
 
 const cpuCell = (d: DrainResult | undefined) =>
@@ -175,13 +185,24 @@ function printTable(rows: Row[]) {
 function printTargets(rows: Row[]) {
   const rate = (r: Row | undefined) => r?.drain?.perSecond;
   const bench = rows.filter((r) => r.kind === "pgbench" && r.drain);
-  const single = rows.filter((r) => r.kind === "worker" && r.procs === 1 && r.drain);
+  const single = rows.filter((r) => r.kind === "worker" && r.procs === 1 && !r.warm && r.drain);
+  const warm = rows.find((r) => r.kind === "worker" && r.procs === 1 && r.warm && r.drain);
   const mark = (ok: boolean) => (ok ? "met" : "MISSED");
+  const cpuOf = (r: Row | undefined) =>
+    r?.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined;
   if (bench.length && single.length) {
     const best = single.reduce((a, b) => (rate(b)! > rate(a)! ? b : a));
     const dflt = single.find((r) => r.loops === DEFAULT_LOOPS);
     const same = (r: Row) => bench.find((b) => b.conns === r.conns);
     const bestBench = bench.reduce((a, b) => (rate(b)! > rate(a)! ? b : a));
+    const benchCpu = cpuOf(bestBench);
+    // Issue 15 set ≤ 150 µs on a machine where its best pgbench cost 588 µs per event: the same share of this
+    // run's best pgbench says how far the target is on this machine (they differ 2× from one session to the next).
+    const scaled = (cpu: number) =>
+      benchCpu
+        ? `; ${fmt((100 * cpu) / benchCpu)} % of the best pgbench's ${fmt(benchCpu)} µs (the target was ${fmt((100 * 150) / 588)} % ` +
+          `of 588 on the issue's machine: ${mark(cpu / benchCpu <= 150 / 588)}, ${fmt((588 * cpu) / benchCpu)} µs there)`
+        : "";
     for (const [what, r] of [
       ["best single process", best],
       ["default single process", dflt],
@@ -193,14 +214,21 @@ function printTargets(rows: Row[]) {
         : "no pgbench run with the same connections";
       const vsBest = rate(r)! / rate(bestBench)!;
       // Issue 15's targets: ≥ 3× the best one-transaction-per-event run, ≤ 150 µs CPU per event in all.
-      const cpu = r.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined;
+      const cpu = cpuOf(r);
       console.log(
         `target ≥ 3× one tx/event, ${what} (${r.scenario}, ${fmt(rate(r)!)}/s): ${vsSame}; ` +
           `${fmt(vsBest, 2)}× the best pgbench of the run (-c ${bestBench.conns}, ${fmt(rate(bestBench)!)}/s) (${mark(vsBest >= 3)})`,
       );
       if (cpu !== undefined)
-        console.log(`target ≤ 150 µs CPU per event (client + PG), ${what}: ${fmt(cpu)} µs (${mark(cpu <= 150)})`);
+        console.log(
+          `target ≤ 150 µs CPU per event (client + PG), ${what}: ${fmt(cpu)} µs (${mark(cpu <= 150)})${scaled(cpu)}`,
+        );
     }
+    const warmCpu = cpuOf(warm);
+    if (warm && warmCpu !== undefined)
+      console.log(
+        `target ≤ 150 µs CPU per event (client + PG), ${warm.scenario}: ${fmt(warmCpu)} µs (${mark(warmCpu <= 150)})${scaled(warmCpu)}`,
+      );
   }
   const idle = rows.find((r) => r.kind === "latency" && r.scenario.startsWith("idle"))?.latency;
   if (idle) console.log(`target idle→picked-up p99 < 100 ms: ${ms(idle.main.p99)} ms: ${mark(idle.main.p99 < 100)}`);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { rowsOf } from "@/db/client";
+import { workerNodeArgs } from "@/bench/worker-procs";
 import { spawnProcess, type SpawnedProcess } from "@/test/faults/processes";
 import { setupTestDb } from "../db";
 
@@ -16,7 +17,7 @@ describe("retention beside a standalone worker", () => {
       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at, body_sha256)
       values ('stripe', 'evt_standalone_old', 'invoice.paid', null, '{}', '{}', 'settled', now() - interval '120 days',
               now() - interval '120 days', encode(sha256('{}'), 'hex'))`);
-    worker = spawnProcess("node", ["--import", "tsx", "lib/worker/main.ts"], {
+    worker = spawnProcess("node", workerNodeArgs(), {
       env: {
         DATABASE_URL: inject("databaseUrl"),
         WORKER_POLL_MS: "50",

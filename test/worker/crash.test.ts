@@ -6,6 +6,7 @@ import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { query } from "./helpers";
+import { workerNodeArgs } from "@/bench/worker-procs";
 
 const { db } = setupTestDb();
 // A worker left running by a failed or timed-out test would go on draining later files' events: none is.
@@ -20,7 +21,7 @@ function startWorker(extraEnv: Record<string, string> = {}): {
   ready: Promise<void>;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/worker/main.ts"], {
+  const child = spawn(process.execPath, workerNodeArgs(), {
     env: {
       ...process.env,
       DATABASE_URL: inject("databaseUrl"),
