@@ -105,41 +105,49 @@ function namedReference(o: Record<string, unknown>): { subject: string; name: st
  */
 export function extractSubjectTerms(payload: unknown): FoundTerm[] {
   const out = new Map<string, FoundTerm>();
-  const add = (t: FoundTerm) => {
-    if (out.size < MAX_TERMS && t.subject.length <= 320) out.set(`${t.text.toLowerCase()}\u0000${t.subject}`, t);
-  };
-  const addName = (name: string, subject: string) => {
-    const words = name.split(" ");
-    for (let i = 0; i < Math.min(words.length, 4); i++)
-      add({ text: words.slice(i).join(" "), value: name, subject, field: "name" });
-  };
-  const visit = (node: unknown, key: string | undefined, depth: number) => {
-    if (depth > MAX_DEPTH || out.size >= MAX_TERMS) return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item, key, depth + 1);
-      return;
-    }
-    if (!isObject(node)) {
-      const login = key === "login" ? text(node) : undefined;
-      if (login && login.length <= 39) add({ text: login, value: login, subject: login, field: "login" });
-      if ((key === "customer" || key === "customer_id") && (typeof node === "string" || typeof node === "number")) {
-        const id = idAt({ id: node }, "id");
-        if (id) add({ text: id, value: id, subject: id, field: "customer id" });
-      }
-      return;
-    }
-    const customer = customerIdOf(node, key);
-    if (customer) {
-      add({ text: customer, value: customer, subject: customer, field: "customer id" });
-      const name = personName(node);
-      if (name) addName(name, customer);
-    }
-    const ref = namedReference(node);
-    if (ref) addName(ref.name, ref.subject);
-    for (const k in node) if (Object.hasOwn(node, k)) visit(node[k], k, depth + 1);
-  };
-  visit(payload, undefined, 0);
+  visitTerms(out, payload, undefined, 0);
   return [...out.values()];
+}
+
+// Module-level functions, not closures made per call (tsx names each closure it creates, esbuild's keepNames, with a
+// defineProperty call), and Object.keys rather than for…in: the walk of a 2 kB Stripe event went from 11.8 to 8.2 µs
+// (npm run bench:subjects), and the worker walks every payload it settles.
+type Found = Map<string, FoundTerm>;
+
+function addTerm(out: Found, t: FoundTerm): void {
+  if (out.size < MAX_TERMS && t.subject.length <= 320) out.set(`${t.text.toLowerCase()}\u0000${t.subject}`, t);
+}
+
+function addName(out: Found, name: string, subject: string): void {
+  const words = name.split(" ");
+  for (let i = 0; i < Math.min(words.length, 4); i++)
+    addTerm(out, { text: words.slice(i).join(" "), value: name, subject, field: "name" });
+}
+
+function visitTerms(out: Found, node: unknown, key: string | undefined, depth: number): void {
+  if (depth > MAX_DEPTH || out.size >= MAX_TERMS) return;
+  if (Array.isArray(node)) {
+    for (const item of node) visitTerms(out, item, key, depth + 1);
+    return;
+  }
+  if (!isObject(node)) {
+    const login = key === "login" ? text(node) : undefined;
+    if (login && login.length <= 39) addTerm(out, { text: login, value: login, subject: login, field: "login" });
+    if ((key === "customer" || key === "customer_id") && (typeof node === "string" || typeof node === "number")) {
+      const id = idAt({ id: node }, "id");
+      if (id) addTerm(out, { text: id, value: id, subject: id, field: "customer id" });
+    }
+    return;
+  }
+  const customer = customerIdOf(node, key);
+  if (customer) {
+    addTerm(out, { text: customer, value: customer, subject: customer, field: "customer id" });
+    const name = personName(node);
+    if (name) addName(out, name, customer);
+  }
+  const ref = namedReference(node);
+  if (ref) addName(out, ref.name, ref.subject);
+  for (const k of Object.keys(node)) visitTerms(out, node[k], k, depth + 1);
 }
 
 // A btree entry holds ~2.7 kB; a term and its subject stay well inside.

@@ -56,25 +56,27 @@ function escapedQuoteAt(text: string, index: number): boolean {
  */
 export function extractSubjectIds(payload: unknown, rawText?: string): string[] {
   const found = new Set<string>();
-  const visit = (value: unknown, key: string | undefined, depth: number) => {
-    if (found.size >= MAX_SUBJECTS || depth > MAX_DEPTH) return;
-    if (typeof value === "string") {
-      if (value.length > 320) return;
-      if (PREFIXED_ID.test(value)) found.add(value);
-      else if (EMAIL.test(value)) found.add(value.toLowerCase());
-      else if (key === "full_name") {
-        if (REPO_FULL_NAME.test(value)) found.add(value);
-      } else if (key && ID_KEYS.has(key) && value.length > 0 && value.length <= 128) found.add(value);
-    } else if (typeof value === "number") {
-      if (key && ID_KEYS.has(key) && Number.isSafeInteger(value)) found.add(String(value));
-    } else if (Array.isArray(value)) {
-      for (const item of value) visit(item, key, depth + 1);
-    } else if (isObject(value)) {
-      // for…in, not Object.entries: no [key, value] pair allocated per property on the claim path.
-      for (const k in value) if (Object.hasOwn(value, k)) visit(value[k], k, depth + 1);
-    }
-  };
-  visit(payload, undefined, 0);
+  visitIds(found, payload, undefined, 0);
   if (rawText !== undefined && found.size < MAX_SUBJECTS) bigIdsIn(rawText, found);
   return [...found];
+}
+
+// Module-level, not a closure: tsx names each closure it creates (esbuild's keepNames) with a defineProperty call.
+function visitIds(found: Set<string>, value: unknown, key: string | undefined, depth: number): void {
+  if (found.size >= MAX_SUBJECTS || depth > MAX_DEPTH) return;
+  if (typeof value === "string") {
+    if (value.length > 320) return;
+    if (PREFIXED_ID.test(value)) found.add(value);
+    else if (EMAIL.test(value)) found.add(value.toLowerCase());
+    else if (key === "full_name") {
+      if (REPO_FULL_NAME.test(value)) found.add(value);
+    } else if (key && ID_KEYS.has(key) && value.length > 0 && value.length <= 128) found.add(value);
+  } else if (typeof value === "number") {
+    if (key && ID_KEYS.has(key) && Number.isSafeInteger(value)) found.add(String(value));
+  } else if (Array.isArray(value)) {
+    for (const item of value) visitIds(found, item, key, depth + 1);
+  } else if (isObject(value)) {
+    // for…in, not Object.entries: no [key, value] pair allocated per property on the claim path.
+    for (const k in value) if (Object.hasOwn(value, k)) visitIds(found, value[k], k, depth + 1);
+  }
 }
