@@ -37,8 +37,8 @@ const rate = (events: number, ms: number) => ({ seconds: ms / 1000, perSecond: e
  *
  * `warmup`: seed that many more events and measure only what comes after them: the clock, the CPU and the
  * count start at the first poll that finds at least `warmup` events settled. A worker that has run for a while
- * no longer pays V8's compilation of its hot code (about 1 s of CPU in the first 20,000 events here), nor
- * anything else a first batch pays once; the cold figure keeps both.
+ * no longer pays V8's compilation of its hot code (about a fifth of a cold 20,000-event drain's worker CPU, `perf`),
+ * nor what the first batches pay once (new entities' guard rows, the directory cache filling); the cold figure keeps it all.
  */
 export async function drainWithWorkers(
   n: number,

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { workerNodeArgs } from "@/bench/worker-procs";
 import type { ClaimInput } from "@/lib/intake/claim";
 import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { query } from "./helpers";
-import { workerNodeArgs } from "@/bench/worker-procs";
 
 const { db } = setupTestDb();
 // A worker left running by a failed or timed-out test would go on draining later files' events: none is.
