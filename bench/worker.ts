@@ -1,6 +1,7 @@
 /**
  * `npm run bench:worker [-- --events 50000 --inflow-seconds 20 --only pgbench,worker,graphile,latency]`
- * (`--match a,b`: only scenarios whose name holds one of them; `--batch N`: WORKER_BATCH_SIZE for the workers)
+ * (`--match a,b`: only scenarios whose name holds one of them; `--batch N`: WORKER_BATCH_SIZE for the workers;
+ * `--rounds N`: run the chosen scenarios N times, interleaved, and judge the targets on each scenario's medians)
  *
  * Drains N claimed Stripe subscription events with 1 and 2 standalone worker processes (each on a fresh
  * database), next to a one-transaction-per-event reference (pgbench doing the same statements) and
@@ -32,6 +33,7 @@ const ONLY = onlyArg > 0 ? (process.argv[onlyArg + 1] ?? "").split(",") : ["pgbe
 const defaults = parseEnv({});
 const DEFAULT_LOOPS = defaults.WORKER_CONCURRENCY;
 const BATCH = process.argv.includes("--batch") ? argNum("batch", 0) : DEFAULT_BATCH_SIZE.standalone;
+const ROUNDS = argNum("rounds", 1);
 
 type Kind = "pgbench" | "worker" | "graphile" | "latency";
 interface Row {
@@ -240,6 +242,42 @@ function printTargets(rows: Row[]) {
     );
 }
 
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * One row per scenario from several rounds: the medians of its rate and of each CPU figure (this machine's
+ * neighbours move a single run by ±20 %); its checks are every run's problems, so one bad run still shows.
+ */
+function medianRows(rows: Row[]): Row[] {
+  return SCENARIOS.flatMap((s) => {
+    const runs = rows.filter((r) => r.scenario === s.scenario);
+    const drains = runs.flatMap((r) => (r.drain ? [r.drain] : []));
+    if (drains.length === 0) {
+      // A latency scenario: the run whose p99 is the median one.
+      const byP99 = runs.filter((r) => r.latency).sort((a, b) => a.latency!.main.p99 - b.latency!.main.p99);
+      return byP99.length ? [byP99[(byP99.length - 1) >> 1]!] : runs.slice(0, 1);
+    }
+    const cpus = drains.flatMap((d) => (d.cpu ? [d.cpu] : []));
+    const perSecond = median(drains.map((d) => d.perSecond));
+    const problems = drains.flatMap((d) => d.check?.problems ?? []);
+    const drain: DrainResult = {
+      events: drains[0]!.events,
+      perSecond,
+      seconds: median(drains.map((d) => d.seconds)),
+      check: drains[0]!.check && { ...drains[0]!.check, problems },
+      cpu: cpus.length
+        ? { client: median(cpus.map((c) => c.client)), postgres: median(cpus.map((c) => c.postgres)) }
+        : undefined,
+      notes: [`median of ${drains.length} runs`, ...(runs.some((r) => r.error) ? ["a run FAILED"] : [])],
+    };
+    return [{ ...runs[0]!, drain, error: undefined }];
+  });
+}
+
 async function main() {
   let interrupted = false;
   process.once("SIGINT", () => {
@@ -261,8 +299,10 @@ async function main() {
       .join(" ")} (anything else running skews the figures)\n`,
   );
   const rows: Row[] = [];
-  for (const s of SCENARIOS) {
+  const rounds = Array.from({ length: ROUNDS }, (_, r) => SCENARIOS.map((s) => ({ s, r })));
+  for (const { s, r } of rounds.flat()) {
     if (interrupted) break;
+    if (ROUNDS > 1 && s === SCENARIOS[0]) console.log(`round ${r + 1} of ${ROUNDS}`);
     const t = performance.now();
     process.stdout.write(`${s.scenario} … `);
     try {
@@ -294,9 +334,11 @@ async function main() {
       .map((l) => l.toFixed(2))
       .join(" ")}\n`,
   );
-  printTable(rows);
+  const judged = ROUNDS > 1 ? medianRows(rows) : rows;
+  if (ROUNDS > 1) console.log(`each row: the median of its ${ROUNDS} runs (events/s, client CPU and PG CPU each)\n`);
+  printTable(judged);
   console.log("");
-  printTargets(rows);
+  printTargets(judged);
   if (process.argv.includes("--print-pgbench-script")) console.log(`\npgbench script:\n${PGBENCH_SCRIPT}`);
 }
 

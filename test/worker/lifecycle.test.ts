@@ -160,6 +160,50 @@ describe("leases and fencing", () => {
     expect(await query(db, sql`select 1 from customer_total`)).toHaveLength(0);
   });
 
+  it("[worker] a batch with one lost lease writes nothing of that event and settles the rest", async () => {
+    // Three invoices of three customers, leased together; one lease expires and is taken back mid-batch.
+    for (const [id, cus] of [
+      ["evt_b1", "cus_B1"],
+      ["evt_b2", "cus_B2"],
+      ["evt_b3", "cus_B3"],
+    ] as const)
+      await claim(db, "stripe", paid(id, cus));
+    const batch = await leaseDue(db, { workerId: "slow", leaseMs: 30_000, limit: 3 });
+    expect(batch).toHaveLength(3);
+    await db.execute(sql`update webhook_event_state set lease_expires_at = now() - interval '1 second'
+                         where event_id = 'evt_b2'`);
+    expect(await reapExpiredLeases(db, testSettings().policy)).toEqual([{ source: "stripe", eventId: "evt_b2" }]);
+
+    const ctx = { policy: testSettings().policy, handlers: handlerLookup() };
+    const results = await processLeased(db, batch, ctx);
+    expect(Object.fromEntries(results.map((r) => [r.eventId, r.outcome]))).toEqual({
+      evt_b1: "settled",
+      evt_b2: "lease-lost",
+      evt_b3: "settled",
+    });
+    // evt_b2's invoice was applied in the batch, then rolled back with it: only the reaper's failed attempt is left.
+    expect(await query(db, sql`select customer_id from customer_total order by 1`)).toEqual([
+      { customer_id: "cus_B1" },
+      { customer_id: "cus_B3" },
+    ]);
+    expect(
+      await query(db, sql`select event_id, status from webhook_event where event_id like 'evt_b%' order by 1`),
+    ).toEqual([
+      { event_id: "evt_b1", status: "settled" },
+      { event_id: "evt_b2", status: "failed" },
+      { event_id: "evt_b3", status: "settled" },
+    ]);
+    expect(await query(db, sql`select event_id, outcome from webhook_attempt order by event_id, number`)).toEqual([
+      { event_id: "evt_b1", outcome: "settled" },
+      { event_id: "evt_b2", outcome: "failed" },
+      { event_id: "evt_b3", outcome: "settled" },
+    ]);
+    expect(await query(db, sql`select event_id from entity_transition order by 1`)).toEqual([
+      { event_id: "evt_b1" },
+      { event_id: "evt_b3" },
+    ]);
+  });
+
   it("[worker] an event that keeps killing its worker ends dead through expired leases alone", async () => {
     await claim(db, "stripe", paid("evt_killer"));
     const policy = { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 };
