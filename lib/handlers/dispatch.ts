@@ -61,6 +61,9 @@ function append<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
+/** Key order: the order the guard locks entities in, and so the order of their writes. */
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 const entityKey = (source: string, e: { type: string; id: string }) => `${source}\u0000${e.type}\u0000${e.id}`;
 
 function prepare(event: HandlerEvent, handlers: HandlerLookup): Prepared {
@@ -107,7 +110,7 @@ interface Plan {
  * statement per handler that has writeMany, else one chain of writes per entity. One more statement stores
  * each entity's final version. A payload the handler cannot read fails that event alone, before any write.
  *
- * Kept in small parts (weigh, plan, runWrites): V8 compiled the whole as one function five times in a cold
+ * Kept in small parts (weigh, planOther, planSnapshot, runWrites): V8 compiled the whole as one function five times in a cold
  * drain, each time its arrays or results changed shape, for about 100 ms of compiler time each (--trace-opt).
  */
 export async function applyBatch(
@@ -184,7 +187,7 @@ function planSnapshot(
       : decision.note;
     plan.results[i] = {
       outcome,
-      transition: { ...base, outcome, changes: {}, resolution: (!older && decision.resolution) || null, note },
+      transition: { ...base, outcome, changes: {}, resolution: older ? null : (decision.resolution ?? null), note },
     };
     return;
   }
@@ -214,14 +217,14 @@ function planSnapshot(
  */
 async function runWrites(tx: Tx, plan: Plan): Promise<void> {
   const transitionOf = (index: number) => (plan.results[index] as Applied).transition!;
-  const ordered = [...plan.writes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+  const ordered = [...plan.writes.entries()].sort(([a], [b]) => byKey(a, b)).map(([, w]) => w);
   const settled = await Promise.allSettled([
     ...ordered.map(async (chain) => {
       for (const w of chain) transitionOf(w.index).changes = await w.run();
     }),
     ...[...plan.many.entries()].map(async ([handler, list]) => {
       // By entity, in key order (the order the guard locked them in); stable, so a chain keeps lease order.
-      list.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      list.sort((a, b) => byKey(a.key, b.key));
       const changes = await handler.writeMany!(
         tx,
         list.map((l) => l.item),
@@ -271,7 +274,7 @@ async function lockEntities(tx: Tx, events: readonly HandlerEvent[], prepared: r
   });
   const current = new Map<string, Current>();
   if (first.size === 0) return current;
-  const keys = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  const keys = [...first.entries()].sort(([a], [b]) => byKey(a, b)).map(([, v]) => v);
   const col = <T extends string | number>(f: (k: (typeof keys)[number]) => T) => keys.map(f);
   const rows = rowsOf<{
     source: string;
