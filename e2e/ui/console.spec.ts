@@ -36,6 +36,16 @@ test.beforeAll(async ({ browser, request }) => {
       customerId,
     }),
   );
+  // A 200 means claimed: the older event goes in once the newer one is applied, so it must be weighed against it.
+  await expect
+    .poll(
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_event where event_id = ${`evt_${tag}_new`} and status = 'settled'`
+        )[0]?.n,
+      { timeout: 15_000 },
+    )
+    .toBe(1);
   await deliver(
     request,
     stripeSubscriptionEvent({

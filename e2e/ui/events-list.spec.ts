@@ -119,6 +119,9 @@ test("[ui] a new event matching the view is announced instead of moving the rows
 test("[ui] a stale event reads stale in the list and its applied neighbour reads applied", async ({ page }) => {
   const subscriptionId = `sub_1Pre${tag}`;
   const customerId = `${prefix}09`;
+  const settled = async (ids: string[]) =>
+    (await sql`select count(*)::int as n from webhook_event where event_id in ${sql(ids)} and status = 'settled'`)[0]
+      ?.n;
   await deliver(
     page,
     stripeSubscriptionEvent({
@@ -129,6 +132,8 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
       customerId,
     }),
   );
+  // A 200 means claimed, not applied: had the older event reached the worker first, both would rightly read applied.
+  await expect.poll(() => settled([`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
   await deliver(
     page,
     stripeSubscriptionEvent({
@@ -139,15 +144,7 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
       customerId,
     }),
   );
-  await expect
-    .poll(
-      async () =>
-        (
-          await sql`select count(*)::int as n from webhook_event where event_id in (${`evt_${tag}_new`}, ${`evt_${tag}_old`}) and status = 'settled'`
-        )[0]?.n,
-      { timeout: 15_000 },
-    )
-    .toBe(2);
+  await expect.poll(() => settled([`evt_${tag}_new`, `evt_${tag}_old`]), { timeout: 15_000 }).toBe(2);
   await signInAt(page, `/events?q=${customerId}`, E2E.admin.email, E2E.admin.password);
   await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
   await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");
