@@ -1,3 +1,4 @@
+import { setFlagsFromString } from "node:v8";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { connectPostgres } from "@/db/client";
@@ -12,6 +13,13 @@ import { workerSettingsFromEnv } from "./settings";
 import { WAKE_CHANNEL } from "./wake";
 
 const logger = componentLogger("worker");
+
+// TurboFan inlines Array.prototype.map and friends into the hot path, and the arrays it builds there are holey
+// where the builtin's are packed: each function that had seen only one kind deoptimizes and is compiled again
+// (the batch guard four times, its entity lock three: about a third of the compiler's time in a cold drain,
+// docs/benchmarks.md). Called out of line, each compiles once. Set before any hot code is compiled; V8 skips (and
+// prints) a flag it does not know, so a Node without this one loses only the saving; as a node option, it would not start.
+setFlagsFromString("--no-turbo-inline-array-builtins");
 
 /** `npm run worker`: a standalone worker process, for scaling out beside the app. */
 async function main() {
