@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../../test/fixtures/stripe";
 import { signStripe } from "../../test/sign";
-import { e2eSql } from "../db";
+import { e2eSql, settledCount } from "../db";
 import { E2E } from "../env";
 import { addUser, shot, signInAt } from "./helpers";
 
@@ -37,15 +37,7 @@ test.beforeAll(async ({ browser, request }) => {
     }),
   );
   // A 200 means claimed: the older event goes in once the newer one is applied, so it must be weighed against it.
-  await expect
-    .poll(
-      async () =>
-        (
-          await sql`select count(*)::int as n from webhook_event where event_id = ${`evt_${tag}_new`} and status = 'settled'`
-        )[0]?.n,
-      { timeout: 15_000 },
-    )
-    .toBe(1);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
   await deliver(
     request,
     stripeSubscriptionEvent({

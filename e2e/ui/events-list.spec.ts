@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "../../test/fixtures/stripe";
 import { signStripe } from "../../test/sign";
-import { e2eSql } from "../db";
+import { e2eSql, settledCount } from "../db";
 import { E2E } from "../env";
 import { shot, signInAt } from "./helpers";
 
@@ -119,9 +119,6 @@ test("[ui] a new event matching the view is announced instead of moving the rows
 test("[ui] a stale event reads stale in the list and its applied neighbour reads applied", async ({ page }) => {
   const subscriptionId = `sub_1Pre${tag}`;
   const customerId = `${prefix}09`;
-  const settled = async (ids: string[]) =>
-    (await sql`select count(*)::int as n from webhook_event where event_id in ${sql(ids)} and status = 'settled'`)[0]
-      ?.n;
   await deliver(
     page,
     stripeSubscriptionEvent({
@@ -133,7 +130,7 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
     }),
   );
   // A 200 means claimed, not applied: had the older event reached the worker first, both would rightly read applied.
-  await expect.poll(() => settled([`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
   await deliver(
     page,
     stripeSubscriptionEvent({
@@ -144,7 +141,7 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
       customerId,
     }),
   );
-  await expect.poll(() => settled([`evt_${tag}_new`, `evt_${tag}_old`]), { timeout: 15_000 }).toBe(2);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`, `evt_${tag}_old`]), { timeout: 15_000 }).toBe(2);
   await signInAt(page, `/events?q=${customerId}`, E2E.admin.email, E2E.admin.password);
   await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
   await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");

@@ -17,8 +17,9 @@ const logger = componentLogger("worker");
 // TurboFan inlines Array.prototype.map and friends into the hot path, and the arrays it builds there are holey
 // where the builtin's are packed: each function that had seen only one kind deoptimizes and is compiled again
 // (the batch guard four times, its entity lock three: about a third of the compiler's time in a cold drain,
-// docs/benchmarks.md). Called out of line, each compiles once. Set before any hot code is compiled; V8 skips (and
-// prints) a flag it does not know, so a Node without this one loses only the saving; as a node option, it would not start.
+// docs/benchmarks.md). Called out of line, each compiles once. Set before any hot code is compiled. V8 skips (and
+// prints) a flag it does not know, so a Node without this one loses only the saving; as a node option, an unknown
+// flag would stop the worker from starting.
 setFlagsFromString("--no-turbo-inline-array-builtins");
 
 /** `npm run worker`: a standalone worker process, for scaling out beside the app. */
