@@ -47,6 +47,8 @@ interface Row {
   /** Measured after a warm-up drain of as many events, in the same worker processes. */
   warm?: boolean;
   error?: string;
+  /** Which of `--rounds` it ran in (0-based). */
+  round?: number;
 }
 interface Scenario {
   kind: Kind;
@@ -278,6 +280,47 @@ function medianRows(rows: Row[]): Row[] {
   });
 }
 
+/**
+ * The default worker against the best pgbench of the same round, round by round. A round's runs follow each other
+ * within a minute, so this pairs each drain with the reference run under the same machine conditions; the medians
+ * above pair figures from different minutes (this machine's speed moves ±30 % from one minute to the next).
+ */
+function printPaired(rows: Row[]) {
+  const rounds = [...new Set(rows.map((r) => r.round ?? 0))];
+  const cpuOf = (r: Row) => (r.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined);
+  for (const warm of [false, true]) {
+    const pairs = rounds.flatMap((round) => {
+      const inRound = rows.filter((r) => r.round === round && r.drain && !r.error);
+      const bench = inRound.filter((r) => r.kind === "pgbench");
+      const w = inRound.find(
+        (r) => r.kind === "worker" && r.procs === 1 && r.loops === DEFAULT_LOOPS && !!r.warm === warm,
+      );
+      if (!w || bench.length === 0) return [];
+      const best = bench.reduce((a, b) => (b.drain!.perSecond > a.drain!.perSecond ? b : a));
+      const wCpu = cpuOf(w);
+      const bCpu = cpuOf(best);
+      return [
+        {
+          speed: w.drain!.perSecond / best.drain!.perSecond,
+          share: wCpu !== undefined && bCpu !== undefined ? wCpu / bCpu : undefined,
+        },
+      ];
+    });
+    if (pairs.length === 0) continue;
+    const shares = pairs.flatMap((p) => (p.share === undefined ? [] : [p.share]));
+    const speeds = pairs.map((p) => p.speed);
+    const speed = median(speeds);
+    console.log(
+      `round by round, default single process${warm ? ", warm" : ""} vs that round's best pgbench: ` +
+        `${speeds.map((x) => `${fmt(x, 2)}×`).join(", ")} (median ${fmt(speed, 2)}×: ${speed >= 3 ? "met" : "MISSED"})` +
+        (shares.length
+          ? `; CPU ${shares.map((x) => `${fmt(100 * x, 1)} %`).join(", ")} (median ${fmt(100 * median(shares), 1)} % against ` +
+            `${fmt((100 * 150) / 588, 1)} %: ${median(shares) <= 150 / 588 ? "met" : "MISSED"})`
+          : ""),
+    );
+  }
+}
+
 async function main() {
   let interrupted = false;
   process.once("SIGINT", () => {
@@ -307,7 +350,7 @@ async function main() {
     process.stdout.write(`${s.scenario} … `);
     try {
       const out = await s.run();
-      rows.push({ ...s, ...out });
+      rows.push({ ...s, ...out, round: r });
       const d = out.drain;
       const l = out.latency?.main;
       const notes = [...(d?.notes ?? []), ...(out.latency?.notes ?? [])];
@@ -324,7 +367,7 @@ async function main() {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       console.log(`FAILED: ${message}`);
-      rows.push({ ...s, error: message });
+      rows.push({ ...s, error: message, round: r });
       process.exitCode = 1;
     }
   }
@@ -339,6 +382,7 @@ async function main() {
   printTable(judged);
   console.log("");
   printTargets(judged);
+  if (ROUNDS > 1) printPaired(rows);
   if (process.argv.includes("--print-pgbench-script")) console.log(`\npgbench script:\n${PGBENCH_SCRIPT}`);
 }
 
