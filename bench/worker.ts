@@ -186,14 +186,15 @@ function printTable(rows: Row[]) {
   );
 }
 
+/** Client + PostgreSQL CPU per event, µs. */
+const cpuOf = (r: Row | undefined) => (r?.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined);
+
 function printTargets(rows: Row[]) {
   const rate = (r: Row | undefined) => r?.drain?.perSecond;
   const bench = rows.filter((r) => r.kind === "pgbench" && r.drain);
   const single = rows.filter((r) => r.kind === "worker" && r.procs === 1 && !r.warm && r.drain);
   const warm = rows.find((r) => r.kind === "worker" && r.procs === 1 && r.warm && r.drain);
   const mark = (ok: boolean) => (ok ? "met" : "MISSED");
-  const cpuOf = (r: Row | undefined) =>
-    r?.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined;
   if (bench.length && single.length) {
     const best = single.reduce((a, b) => (rate(b)! > rate(a)! ? b : a));
     const dflt = single.find((r) => r.loops === DEFAULT_LOOPS);
@@ -287,7 +288,6 @@ function medianRows(rows: Row[]): Row[] {
  */
 function printPaired(rows: Row[]) {
   const rounds = [...new Set(rows.map((r) => r.round ?? 0))];
-  const cpuOf = (r: Row) => (r.drain?.cpu ? 1000 * (r.drain.cpu.client + r.drain.cpu.postgres) : undefined);
   for (const warm of [false, true]) {
     const pairs = rounds.flatMap((round) => {
       const inRound = rows.filter((r) => r.round === round && r.drain && !r.error);
