@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { stripeSubscriptionEvent } from "../../test/fixtures/stripe";
 import { signStripe } from "../../test/sign";
-import { e2eSql } from "../db";
+import { e2eSql, settledCount } from "../db";
 
 const sql = e2eSql();
 test.afterAll(async () => sql.end());
@@ -18,15 +18,13 @@ test("[api] the built app processes a claimed subscription event right after ans
     );
     expect((await request.post("/api/webhooks/stripe", { headers: d.headers, data: d.body })).status()).toBe(200);
   };
-  const settled = async () =>
-    (
-      await sql`select count(*)::int as n from webhook_event where entity_id = ${subscriptionId} and status = 'settled'`
-    )[0]?.n;
-  await send(`evt_${randomUUID().slice(0, 8)}_new`, 2_000, "active");
+  const newer = `evt_${randomUUID().slice(0, 8)}_new`;
+  const older = `evt_${randomUUID().slice(0, 8)}_old`;
+  await send(newer, 2_000, "active");
   // A 200 means claimed: the older event goes in once the newer one is applied, so it must be weighed against it.
-  await expect.poll(settled, { timeout: 10_000 }).toBe(1);
-  await send(`evt_${randomUUID().slice(0, 8)}_old`, 1_000, "past_due");
-  await expect.poll(settled, { timeout: 10_000 }).toBe(2);
+  await expect.poll(() => settledCount(sql, [newer]), { timeout: 10_000 }).toBe(1);
+  await send(older, 1_000, "past_due");
+  await expect.poll(() => settledCount(sql, [newer, older]), { timeout: 10_000 }).toBe(2);
   expect(await sql`select status, version::int from subscription where external_id = ${subscriptionId}`).toEqual([
     { status: "active", version: 2000 },
   ]);
