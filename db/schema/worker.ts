@@ -24,7 +24,7 @@ export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 export const webhookAttempt = pgTable(
   "webhook_attempt",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
     source: text("source").notNull(),
     eventId: text("event_id").notNull(),
     number: integer("number").notNull(),
@@ -38,7 +38,8 @@ export const webhookAttempt = pgTable(
     errorKind: text("error_kind", { enum: ERROR_KINDS }),
   },
   (t) => [
-    index("webhook_attempt_event_idx").on(t.source, t.eventId, t.number),
+    // Keyed by its event, the only way it is read (then number and id, which make it unique): one b-tree, 0024.
+    primaryKey({ columns: [t.source, t.eventId, t.number, t.id], name: "webhook_attempt_pkey" }),
     check("webhook_attempt_trigger_check", sql`${t.trigger} in ('auto','requeue','replay','process-now')`),
     check("webhook_attempt_outcome_check", sql`${t.outcome} in ('settled','failed','stale','ignored','tie')`),
   ],
@@ -64,7 +65,7 @@ export type EntityVersion = typeof entityVersion.$inferSelect;
 export const entityTransition = pgTable(
   "entity_transition",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
     source: text("source").notNull(),
     entityType: text("entity_type").notNull(),
     entityId: text("entity_id").notNull(),
@@ -82,7 +83,8 @@ export const entityTransition = pgTable(
     recordedAt: tstz("recorded_at").notNull().defaultNow(),
   },
   (t) => [
-    index("entity_transition_entity_idx").on(t.source, t.entityType, t.entityId, t.id),
+    // Keyed by its entity, the timeline's order (then id, which makes it unique): one b-tree, 0024.
+    primaryKey({ columns: [t.source, t.entityType, t.entityId, t.id], name: "entity_transition_pkey" }),
     index("entity_transition_event_idx").on(t.source, t.eventId),
     // The ties a person has to decide: a handful among millions of rows (the overview lists them).
     index("entity_transition_tie_idx")
