@@ -303,6 +303,60 @@ describe("migrator on PostgreSQL", () => {
     }
   });
 
+  it("[migrate] 0024 keys attempts by event and timeline rows by entity: one b-tree each, rows kept, re-runnable", async () => {
+    const url = await freshDatabase("cc_keys");
+    await migratePostgresFolder(url, migrationsUpTo("0023_subject_term_epoch"));
+    const db = connect(url);
+    const indexesOf = async (table: string) =>
+      Object.fromEntries(
+        (
+          await db<{ indexname: string; indexdef: string }[]>`
+              select indexname, indexdef from pg_indexes where tablename = ${table} order by indexname`
+        ).map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]),
+      );
+    try {
+      // A requeue's attempt can share its number with the one before it: the id keeps the key unique.
+      await db`
+          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
+          values ('stripe', 'evt_a', 1, 'auto', 'w1', now(), now(), 'failed'),
+                 ('stripe', 'evt_a', 1, 'requeue', 'ops@example.com', now(), now(), 'settled'),
+                 ('stripe', 'evt_b', 1, 'auto', 'w1', now(), now(), 'settled')`;
+      await db`
+          insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes)
+          values ('stripe', 'subscription', 'sub_1', 'evt_a', 1, 'applied', '{}'),
+                 ('stripe', 'subscription', 'sub_1', 'evt_b', 1, 'tie', '{}')`;
+      const attemptsBefore = await db`select * from webhook_attempt order by id`;
+      const timelineBefore = await db`select * from entity_transition order by id`;
+
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0024_narrow_keys"]);
+      const expected = {
+        attempts: { webhook_attempt_pkey: "btree (source, event_id, number, id)" },
+        timeline: {
+          entity_transition_event_idx: "btree (source, event_id)",
+          entity_transition_pkey: "btree (source, entity_type, entity_id, id)",
+          entity_transition_tie_idx: "btree (recorded_at) WHERE (outcome = 'tie'::text)",
+        },
+      };
+      expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
+      expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
+      expect(await db`select * from webhook_attempt order by id`).toEqual(attemptsBefore);
+      expect(await db`select * from entity_transition order by id`).toEqual(timelineBefore);
+
+      // Interrupted anywhere, the next start runs every statement again: each is a no-op once applied.
+      const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0024_narrow_keys");
+      for (const statement of step!.statements) await db.unsafe(statement);
+      expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
+      expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
+      // The ids go on from where they were.
+      const [next] = await db<{ id: string }[]>`
+          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
+          values ('stripe', 'evt_b', 2, 'auto', 'w1', now(), now(), 'settled') returning id::text`;
+      expect(Number(next!.id)).toBeGreaterThan(Math.max(...attemptsBefore.map((a) => Number(a.id))));
+    } finally {
+      await db.end();
+    }
+  });
+
   it("[migrate] an INVALID index left by a failed concurrent build is dropped and built again", async () => {
     const url = await freshDatabase("cc_invalid");
     await migratePostgresFolder(url, migrationsUpTo("0003_replay"));
@@ -477,59 +531,6 @@ describe("claims during an index build on a seeded ledger", () => {
       await builder.end();
     }
   });
-});
-it("[migrate] 0024 keys attempts by event and timeline rows by entity: one b-tree each, rows kept, re-runnable", async () => {
-  const url = await freshDatabase("cc_keys");
-  await migratePostgresFolder(url, migrationsUpTo("0023_subject_term_epoch"));
-  const db = connect(url);
-  const indexesOf = async (table: string) =>
-    Object.fromEntries(
-      (
-        await db<{ indexname: string; indexdef: string }[]>`
-            select indexname, indexdef from pg_indexes where tablename = ${table} order by indexname`
-      ).map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]),
-    );
-  try {
-    // A requeue's attempt can share its number with the one before it: the id keeps the key unique.
-    await db`
-        insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
-        values ('stripe', 'evt_a', 1, 'auto', 'w1', now(), now(), 'failed'),
-               ('stripe', 'evt_a', 1, 'requeue', 'ops@example.com', now(), now(), 'settled'),
-               ('stripe', 'evt_b', 1, 'auto', 'w1', now(), now(), 'settled')`;
-    await db`
-        insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes)
-        values ('stripe', 'subscription', 'sub_1', 'evt_a', 1, 'applied', '{}'),
-               ('stripe', 'subscription', 'sub_1', 'evt_b', 1, 'tie', '{}')`;
-    const attemptsBefore = await db`select * from webhook_attempt order by id`;
-    const timelineBefore = await db`select * from entity_transition order by id`;
-
-    expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0024_narrow_keys"]);
-    const expected = {
-      attempts: { webhook_attempt_pkey: "btree (source, event_id, number, id)" },
-      timeline: {
-        entity_transition_event_idx: "btree (source, event_id)",
-        entity_transition_pkey: "btree (source, entity_type, entity_id, id)",
-        entity_transition_tie_idx: "btree (recorded_at) WHERE (outcome = 'tie'::text)",
-      },
-    };
-    expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
-    expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
-    expect(await db`select * from webhook_attempt order by id`).toEqual(attemptsBefore);
-    expect(await db`select * from entity_transition order by id`).toEqual(timelineBefore);
-
-    // Interrupted anywhere, the next start runs every statement again: each is a no-op once applied.
-    const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0024_narrow_keys");
-    for (const statement of step!.statements) await db.unsafe(statement);
-    expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
-    expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
-    // The ids go on from where they were.
-    const [next] = await db<{ id: string }[]>`
-        insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
-        values ('stripe', 'evt_b', 2, 'auto', 'w1', now(), now(), 'settled') returning id::text`;
-    expect(Number(next!.id)).toBeGreaterThan(Math.max(...attemptsBefore.map((a) => Number(a.id))));
-  } finally {
-    await db.end();
-  }
 });
 
 describe("migrator on PGlite", () => {
