@@ -166,7 +166,7 @@ export type WebhookEvent = typeof webhookEvent.$inferSelect;
 export const webhookDelivery = pgTable(
   "webhook_delivery",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
     source: text("source").notNull(),
     eventId: text("event_id").notNull(),
     receivedAt: tstz("received_at").notNull().defaultNow(),
@@ -177,7 +177,8 @@ export const webhookDelivery = pgTable(
     reprocessed: boolean("reprocessed").notNull().default(false),
   },
   (t) => [
-    index("webhook_delivery_event_idx").on(t.source, t.eventId),
+    // Keyed by its event (then id, which makes it unique): one b-tree serves every reader by event, 0025.
+    primaryKey({ columns: [t.source, t.eventId, t.id], name: "webhook_delivery_pkey" }),
     index("webhook_delivery_received_idx").on(t.receivedAt),
   ],
 );

@@ -229,12 +229,12 @@ describe("the customer view's queries at scale", () => {
       const events = await plan(subjectEventsQuery(keys));
       expect(events).not.toMatch(/Seq Scan on (webhook_event|webhook_delivery|webhook_attempt)/);
       expect(events).toMatch(/webhook_event_state_source_event_id_pk/);
-      expect(events).toMatch(/webhook_delivery_event_idx/);
+      expect(events).toMatch(/webhook_delivery_pkey/);
       expect(events).toMatch(/webhook_attempt_pkey/);
       const evidence = bundleQueries(keys);
       expect(await plan(evidence.bodies)).toMatch(/Index Scan using webhook_event_(body|state)_source_event_id_pk/);
       const deliveries = await plan(evidence.deliveries);
-      expect(deliveries).toMatch(/webhook_delivery_event_idx/);
+      expect(deliveries).toMatch(/webhook_delivery_pkey/);
       expect(deliveries).not.toMatch(/Seq Scan on webhook_delivery/);
       const attempts = await plan(evidence.attempts);
       expect(attempts).toMatch(/webhook_attempt_pkey/);

@@ -328,7 +328,7 @@ describe("migrator on PostgreSQL", () => {
       const attemptsBefore = await db`select * from webhook_attempt order by id`;
       const timelineBefore = await db`select * from entity_transition order by id`;
 
-      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0024_narrow_keys"]);
+      expect(await migratePostgresFolder(url, migrationsUpTo("0024_narrow_keys"))).toEqual(["0024_narrow_keys"]);
       const expected = {
         attempts: { webhook_attempt_pkey: "btree (source, event_id, number, id)" },
         timeline: {
@@ -354,6 +354,74 @@ describe("migrator on PostgreSQL", () => {
       expect(Number(next!.id)).toBeGreaterThan(Math.max(...attemptsBefore.map((a) => Number(a.id))));
     } finally {
       await db.end();
+    }
+  });
+
+  it("[migrate] 0025 keys deliveries by event: one b-tree fewer per claim, rows kept, a held claim waited out, re-runnable", async () => {
+    const url = await freshDatabase("cc_delivery_key");
+    await migratePostgresFolder(url, migrationsUpTo("0024_narrow_keys"));
+    const db = connect(url);
+    const holder = connect(url);
+    const migrator = connect(url);
+    let release: () => void = () => {};
+    const indexes = async () =>
+      Object.fromEntries(
+        (
+          await db<{ indexname: string; indexdef: string }[]>`
+              select indexname, indexdef from pg_indexes where tablename = 'webhook_delivery' order by indexname`
+        ).map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]),
+      );
+    const expected = {
+      webhook_delivery_pkey: "btree (source, event_id, id)",
+      webhook_delivery_received_idx: "btree (received_at)",
+    };
+    try {
+      // A duplicate's delivery shares its event with the first: the id keeps the key unique.
+      await db`
+          insert into webhook_delivery (source, event_id, via, claimed)
+          values ('stripe', 'evt_a', 'provider', true), ('stripe', 'evt_a', 'provider', false),
+                 ('github', 'evt_a', 'provider', true)`;
+      const before = await db`select * from webhook_delivery order by id`;
+      const [build, swap, dropOld] = readMigrationSteps(MIGRATIONS_FOLDER).find(
+        (m) => m.tag === "0025_delivery_key",
+      )!.statements;
+      await migrator.unsafe(build!);
+
+      // A claim's transaction is open when the swap comes: the swap gives way (200 ms lock_timeout) and tries
+      // again, so the claims after it wait that long at most instead of queueing behind it until the first ends.
+      let inserted: () => void = () => {};
+      const holding = new Promise<void>((resolve) => (inserted = resolve));
+      const held = holder.begin(async (tx) => {
+        await tx`insert into webhook_delivery (source, event_id, via, claimed) values ('stripe', 'evt_b', 'provider', true)`;
+        inserted();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await holding;
+      // postgres.js sends a query when it is awaited: execute() sends it now.
+      const swapped = migrator.unsafe(swap!).execute();
+      await sleep(300);
+      const claim = db`insert into webhook_delivery (source, event_id, via, claimed)
+                       values ('stripe', 'evt_c', 'provider', true)`.execute();
+      const answered = await Promise.race([claim.then(() => true), sleep(1000).then(() => false)]);
+      expect(answered, "a claim still waits behind the swap after 1 s").toBe(true);
+      expect((await indexes()).webhook_delivery_pkey).toBe("btree (id)");
+      release();
+      await held;
+      await swapped;
+      await migrator.unsafe(dropOld!);
+      expect(await indexes()).toEqual(expected);
+      expect(await db`select * from webhook_delivery where event_id = 'evt_a' order by id`).toEqual(before);
+
+      // Interrupted anywhere, the next start runs every statement again (each a no-op now) and records it.
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0025_delivery_key"]);
+      expect(await indexes()).toEqual(expected);
+      const [next] = await db<{ id: string }[]>`
+          insert into webhook_delivery (source, event_id, via, claimed) values ('stripe', 'evt_a', 'replay', false)
+          returning id::text`;
+      expect(Number(next!.id)).toBeGreaterThan(Math.max(...before.map((d) => Number(d.id))));
+    } finally {
+      release();
+      await Promise.all([holder, migrator, db].map((c) => c.end({ timeout: 1 })));
     }
   });
 
