@@ -66,6 +66,13 @@ function migrationsUpTo(lastTag: string, replace: Record<string, string> = {}): 
   return dir;
 }
 
+/** A table's indexes, name → definition from USING on. */
+async function indexesOf(db: Sql, table: string): Promise<Record<string, string>> {
+  const rows = await db<{ indexname: string; indexdef: string }[]>`
+    select indexname, indexdef from pg_indexes where tablename = ${table} order by indexname`;
+  return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]));
+}
+
 /** A migrations folder of made-up migrations. */
 function fixtureMigrations(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ledger-migrations-"));
@@ -307,13 +314,6 @@ describe("migrator on PostgreSQL", () => {
     const url = await freshDatabase("cc_keys");
     await migratePostgresFolder(url, migrationsUpTo("0023_subject_term_epoch"));
     const db = connect(url);
-    const indexesOf = async (table: string) =>
-      Object.fromEntries(
-        (
-          await db<{ indexname: string; indexdef: string }[]>`
-              select indexname, indexdef from pg_indexes where tablename = ${table} order by indexname`
-        ).map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]),
-      );
     try {
       // A requeue's attempt can share its number with the one before it: the id keeps the key unique.
       await db`
@@ -337,16 +337,16 @@ describe("migrator on PostgreSQL", () => {
           entity_transition_tie_idx: "btree (recorded_at) WHERE (outcome = 'tie'::text)",
         },
       };
-      expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
-      expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
+      expect(await indexesOf(db, "webhook_attempt")).toEqual(expected.attempts);
+      expect(await indexesOf(db, "entity_transition")).toEqual(expected.timeline);
       expect(await db`select * from webhook_attempt order by id`).toEqual(attemptsBefore);
       expect(await db`select * from entity_transition order by id`).toEqual(timelineBefore);
 
       // Interrupted anywhere, the next start runs every statement again: each is a no-op once applied.
       const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0024_narrow_keys");
       for (const statement of step!.statements) await db.unsafe(statement);
-      expect(await indexesOf("webhook_attempt")).toEqual(expected.attempts);
-      expect(await indexesOf("entity_transition")).toEqual(expected.timeline);
+      expect(await indexesOf(db, "webhook_attempt")).toEqual(expected.attempts);
+      expect(await indexesOf(db, "entity_transition")).toEqual(expected.timeline);
       // The ids go on from where they were.
       const [next] = await db<{ id: string }[]>`
           insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
@@ -364,13 +364,6 @@ describe("migrator on PostgreSQL", () => {
     const holder = connect(url);
     const migrator = connect(url);
     let release: () => void = () => {};
-    const indexes = async () =>
-      Object.fromEntries(
-        (
-          await db<{ indexname: string; indexdef: string }[]>`
-              select indexname, indexdef from pg_indexes where tablename = 'webhook_delivery' order by indexname`
-        ).map((r) => [r.indexname, r.indexdef.replace(/^.* USING /, "")]),
-      );
     const expected = {
       webhook_delivery_pkey: "btree (source, event_id, id)",
       webhook_delivery_received_idx: "btree (received_at)",
@@ -404,17 +397,17 @@ describe("migrator on PostgreSQL", () => {
                        values ('stripe', 'evt_c', 'provider', true)`.execute();
       const answered = await Promise.race([claim.then(() => true), sleep(1000).then(() => false)]);
       expect(answered, "a claim still waits behind the swap after 1 s").toBe(true);
-      expect((await indexes()).webhook_delivery_pkey).toBe("btree (id)");
+      expect((await indexesOf(db, "webhook_delivery")).webhook_delivery_pkey).toBe("btree (id)");
       release();
       await held;
       await swapped;
       await migrator.unsafe(dropOld!);
-      expect(await indexes()).toEqual(expected);
+      expect(await indexesOf(db, "webhook_delivery")).toEqual(expected);
       expect(await db`select * from webhook_delivery where event_id = 'evt_a' order by id`).toEqual(before);
 
       // Interrupted anywhere, the next start runs every statement again (each a no-op now) and records it.
       expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0025_delivery_key"]);
-      expect(await indexes()).toEqual(expected);
+      expect(await indexesOf(db, "webhook_delivery")).toEqual(expected);
       const [next] = await db<{ id: string }[]>`
           insert into webhook_delivery (source, event_id, via, claimed) values ('stripe', 'evt_a', 'replay', false)
           returning id::text`;
