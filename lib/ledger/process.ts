@@ -73,7 +73,9 @@ class LeaseMoved extends Error {}
  * id the lease returned, and a row that changed since (a reaper took the lease, an erasure) rolls the whole
  * transaction back, business writes included; then once more behind the fence, which writes nothing for the events
  * whose lease is gone. A lease is rarely lost, so a batch almost always costs no fence: one statement and one row
- * lock per event fewer (bench:worker).
+ * lock per event fewer (bench:worker). The one new wait: a stale worker's settle reaching a row that its new owner's
+ * fence holds, while that owner waits for an entity the stale worker locked. PostgreSQL ends that deadlock within
+ * deadlock_timeout and processLeased runs the batch again; both orders end with the new owner's result alone.
  */
 async function runBatch(db: Db, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<BatchResult> {
   try {
