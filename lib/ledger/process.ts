@@ -127,6 +127,12 @@ export function fenceSql(events: readonly Pick<LeasedEvent, "source" | "eventId"
     ) f`;
 }
 
+/** The fenced rows' tuple ids, by event key: the events whose lease is still ours. */
+async function fence(tx: Tx, events: readonly LeasedEvent[]): Promise<Map<string, string>> {
+  const rows = rowsOf<{ source: string; event_id: string; row_id: string }>(await tx.execute(fenceSql(events)));
+  return new Map(rows.map((r) => [keyOf({ source: r.source, eventId: r.event_id }), r.row_id]));
+}
+
 async function applyAndSettle(
   tx: Tx,
   events: readonly LeasedEvent[],
@@ -136,14 +142,7 @@ async function applyAndSettle(
   if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
   // Each row's tuple id, by event key: the fence's (locked by this transaction until it commits, so the row cannot
   // move before the settle), or the lease's (the settle checks the lease is still there).
-  const rowIds = fenced
-    ? new Map(
-        rowsOf<{ source: string; event_id: string; row_id: string }>(await tx.execute(fenceSql(events))).map((r) => [
-          keyOf({ source: r.source, eventId: r.event_id }),
-          r.row_id,
-        ]),
-      )
-    : new Map(events.map((e) => [keyOf(e), e.rowId]));
+  const rowIds = fenced ? await fence(tx, events) : new Map(events.map((e) => [keyOf(e), e.rowId]));
   const mine = fenced ? events.filter((e) => rowIds.has(keyOf(e))) : events;
   const applied = await applyBatch(tx, mine, ctx);
   const done: Done[] = [];
