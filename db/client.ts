@@ -102,9 +102,13 @@ export async function connectPglite(dir: string): Promise<DbHandle> {
   // Loaded lazily so a production process on postgres.js never pulls in the WASM build.
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
+  const { watchPgliteTransactions } = await import("./pglite-watch");
+  const watch = (client: InstanceType<typeof PGlite>) =>
+    watchPgliteTransactions(client as never, (m) => console.error(`[ledger] ${m}`));
   // "memory://" keeps the database in memory (tests): nothing on disk to share, so no lock.
   if (dir.startsWith("memory://")) {
     const client = await PGlite.create(dir);
+    watch(client);
     return { db: drizzle(client, { schema }) as unknown as Db, kind: "pglite", close: () => client.close() };
   }
   const { acquirePgliteLock, pgliteOpenError } = await import("./pglite-lock");
@@ -128,6 +132,7 @@ export async function connectPglite(dir: string): Promise<DbHandle> {
   } finally {
     opening = false;
   }
+  watch(client);
   const db = drizzle(client, { schema }) as unknown as Db;
   const close = async () => {
     try {

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { getDb as getDefaultDb } from "@/db";
 import { rowsOf, type Db } from "@/db/client";
 import { MIGRATIONS_FOLDER } from "@/db/migrate";
+import { pgliteHeldForMs } from "@/db/pglite-watch";
 import { sqlState, UnavailableError, withinDeadline } from "@/lib/errors";
 import { componentLogger, type Logger } from "@/lib/log";
 
@@ -32,6 +33,14 @@ export async function checkHealth(
     logger.warn({ err }, "database down");
     return { ok: false, database: "down" };
   }
+}
+
+/** Why the embedded database does not answer, when one transaction holds its only connection. */
+function heldNote(): string {
+  const ms = pgliteHeldForMs();
+  return ms !== undefined && ms > 1000
+    ? `: the embedded database's one connection has been held by one transaction for ${Math.round(ms / 1000)} s`
+    : "";
 }
 
 /** GET /api/health/live: the process serves requests. Nothing else is asked, so a database outage never restarts it. */
@@ -143,7 +152,7 @@ export async function checkReadiness(
       ok: false,
       detail:
         err instanceof UnavailableError
-          ? `no answer within ${timeoutMs} ms`
+          ? `no answer within ${timeoutMs} ms${heldNote()}`
           : `unreachable${code ? ` (SQLSTATE ${code})` : ""}`,
     };
     migrations = { ok: false, detail: "not checked: the database did not answer" };

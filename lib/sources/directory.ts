@@ -15,6 +15,11 @@ import type { ResolvedSource, SourceSecret } from "./types";
 export interface SourceDirectory {
   /** The source at `slug`, or undefined. Waits for the console's sources only on first use or a miss. */
   find(slug: string): Promise<ResolvedSource | undefined>;
+  /**
+   * The deploy's declared source at `slug`, without reading the database: for a verb inside a
+   * transaction (PGlite has one connection, so a read through the pool there would wait on itself).
+   */
+  declared(slug: string): ResolvedSource | undefined;
   /** Every source, declared first. */
   list(): Promise<ResolvedSource[]>;
   /**
@@ -93,6 +98,9 @@ export function createSourceDirectory(opts: DirectoryOptions): SourceDirectory {
       // Added a moment ago by another instance? Read again, but not more than once a missRefreshMs.
       if (performance.now() - loadedAt < missRefreshMs) return undefined;
       return (await current("read-now")).get(slug);
+    },
+    declared(slug) {
+      return declared.get(slug);
     },
     async list() {
       return [...declared.values(), ...(await current("fresh-enough")).values()];

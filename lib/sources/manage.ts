@@ -98,11 +98,14 @@ function requireBox(box: SecretBox | undefined): SecretBox {
   return box;
 }
 
-/** Declared sources belong to the deploy: the console shows them, it does not change them. */
+/**
+ * Declared sources belong to the deploy: the console shows them, it does not change them. Reads only
+ * through `tx`: on PGlite's one connection a read through the pool would wait on this transaction.
+ */
 async function consoleSource(ctx: ManageContext, tx: Tx, slug: string) {
-  const known = await ctx.sources.find(slug);
-  if (known && known.origin.kind !== "console")
-    throw new ConflictError(`source "${slug}" is ${originLabel(known.origin)}: change it there, not in the console`);
+  const declared = ctx.sources.declared(slug);
+  if (declared)
+    throw new ConflictError(`source "${slug}" is ${originLabel(declared.origin)}: change it there, not in the console`);
   const [row] = await tx.select().from(webhookSource).where(eq(webhookSource.slug, slug)).for("update");
   if (!row) throw new NotFoundError(`no source "${slug}"`);
   return row;
@@ -138,8 +141,8 @@ export async function createSource(ctx: ManageContext, input: CreateSourceInput)
       }
       if (!provider.parseOptions && i.options && Object.keys(i.options).length > 0)
         throw new ValidationError(`the ${i.provider} kind takes no options`, "options");
-      const known = await ctx.sources.find(i.slug);
-      if (known) throw new ConflictError(`source "${i.slug}" already exists (${originLabel(known.origin)})`);
+      const declared = ctx.sources.declared(i.slug);
+      if (declared) throw new ConflictError(`source "${i.slug}" already exists (${originLabel(declared.origin)})`);
       const inserted = await tx
         .insert(webhookSource)
         .values({
