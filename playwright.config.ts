@@ -31,7 +31,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "npm run build && tsx e2e/serve.ts",
+    command: "node scripts/prepare-app.mjs && tsx e2e/serve.ts",
     url: `${E2E.baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 240_000,

@@ -1,13 +1,38 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Three tiers (docs/testing.md): `unit` needs nothing but Node; `db` gets a PostgreSQL database of its own
+ * per worker (cloned from one migrated template), so its files run in parallel; `faults` starts throwaway
+ * clusters and real processes on free ports, each file its own. `npm test` runs all three and Playwright.
+ */
+const UNIT = ["test/providers/**/*.test.ts", "test/lint/**/*.test.ts", "test/**/*.unit.test.ts", "lib/**/*.test.ts"];
+const FAULTS = ["test/faults/**/*.test.ts"];
+
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     environment: "node",
-    include: ["test/**/*.test.ts", "lib/**/*.test.ts"],
-    globalSetup: ["./test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    fileParallelism: false,
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT } },
+      {
+        extends: true,
+        test: {
+          name: "db",
+          include: ["test/**/*.test.ts"],
+          exclude: [...UNIT, ...FAULTS],
+          globalSetup: ["./test/global-setup.ts"],
+          setupFiles: ["./test/worker-database.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "faults",
+          include: FAULTS,
+        },
+      },
+    ],
   },
 });

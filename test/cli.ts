@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { inject } from "vitest";
+import { testDatabaseUrl } from "./db";
 
 /** `npm run <file>` as a real child process on this run's database: its exit code and both streams. */
 export function runCli(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_OPTIONS: "" };
+  const env = { ...process.env, DATABASE_URL: testDatabaseUrl(), NODE_OPTIONS: "" };
   const child = spawn(process.execPath, ["--import", "tsx", `lib/cli/${file}.ts`, ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,10 +1,17 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeEach, inject } from "vitest";
+import { afterAll, beforeEach } from "vitest";
 import { connectPostgres, type DbHandle } from "@/db/client";
 
-/** A pool on this run's fresh database; every table is emptied before each test. */
+/** This test worker's own database, cloned from the run's migrated template (test/worker-database.ts). */
+export function testDatabaseUrl(): string {
+  const url = process.env.LEDGER_TEST_DATABASE_URL;
+  if (!url) throw new Error("no test database: this file runs in the db tier (vitest.config.ts), which sets one up");
+  return url;
+}
+
+/** A pool on this worker's database; every table is emptied before each test. */
 export function setupTestDb(opts: { max?: number } = {}): DbHandle {
-  const handle = connectPostgres(inject("databaseUrl"), { max: opts.max ?? 10 });
+  const handle = connectPostgres(testDatabaseUrl(), { max: opts.max ?? 10 });
   beforeEach(async () => {
     await handle.db.execute(
       sql`truncate

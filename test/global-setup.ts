@@ -5,11 +5,13 @@ import { migratePostgresUrl } from "../db/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    databaseUrl: string;
+    /** A database migrated once per run; each test worker clones it (test/worker-database.ts). */
+    templateDatabase: string;
+    adminUrl: string;
   }
 }
 
-/** The server tests run against; a fresh database is created in it per run and dropped after. */
+/** The server tests run against; a fresh template database is created in it per run and dropped after. */
 const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export default async function setup(project: TestProject) {
@@ -26,10 +28,15 @@ export default async function setup(project: TestProject) {
   }
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
+  // The migrator's connections are closed when it returns: a template must have none while it is copied.
   await migratePostgresUrl(url.toString());
-  project.provide("databaseUrl", url.toString());
+  project.provide("templateDatabase", name);
+  project.provide("adminUrl", ADMIN_URL);
 
   return async () => {
+    const clones = await admin<{ datname: string }[]>`
+      select datname from pg_database where datname like ${`${name}\\_w%`}`;
+    for (const { datname } of clones) await admin.unsafe(`drop database if exists ${datname} with (force)`);
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
   };

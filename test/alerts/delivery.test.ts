@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { connectPostgres } from "@/db/client";
 import { alertChannelsFromEnv } from "@/lib/alerts/channels";
 import { deliverDue } from "@/lib/alerts/deliver";
 import { evaluateAlerts } from "@/lib/alerts/evaluate";
 import { defaultRules } from "@/lib/alerts/rules";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import {
   evaluator,
   fakeChannel,
@@ -281,7 +281,7 @@ describe("alerts: several evaluators", () => {
     const slack = await server();
     const hook = await server(() => 200, "/alerts/in");
     const env = { ALERT_SLACK_WEBHOOK_URL: slack.url, ALERT_WEBHOOK_URL: hook.url, ALERT_WEBHOOK_SECRET: SECRET };
-    const other = connectPostgres(inject("databaseUrl"), { max: 4 });
+    const other = connectPostgres(testDatabaseUrl(), { max: 4 });
     try {
       const a = evaluator(db, { env, settings: { evaluatorId: "a" } });
       const b = evaluator(other.db, { env, settings: { evaluatorId: "b" } });

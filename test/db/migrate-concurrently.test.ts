@@ -7,12 +7,13 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
 import postgres, { type Sql } from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf } from "@/db/client";
 import { migratePglite, migratePostgresFolder, MIGRATIONS_FOLDER } from "@/db/migrate";
 import { NO_TRANSACTION_MARKER, readMigrationSteps } from "@/db/migrate-steps";
+import { testDatabaseUrl } from "../db";
 
-const base = new URL(inject("databaseUrl"));
+const base = new URL(testDatabaseUrl());
 const admin = postgres(base.toString(), { max: 1, onnotice: () => {} });
 const databases: string[] = [];
 const tempDirs: string[] = [];

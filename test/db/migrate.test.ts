@@ -1,11 +1,12 @@
 import { readdirSync } from "node:fs";
 import postgres from "postgres";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { migratePostgresUrl, MIGRATIONS_FOLDER } from "@/db/migrate";
+import { testDatabaseUrl } from "../db";
 
 describe("migrations", () => {
   it("[db] four instances migrating a fresh database at once all succeed and apply each migration once", async () => {
-    const base = new URL(inject("databaseUrl"));
+    const base = new URL(testDatabaseUrl());
     const name = `${base.pathname.slice(1)}_mig`;
     const admin = postgres(base.toString(), { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database ${name}`);

@@ -1,12 +1,13 @@
 import { sql } from "drizzle-orm";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectPostgres, rowsOf } from "@/db/client";
 import { claimOne } from "@/test/claim";
+import { testDatabaseUrl } from "../db";
 
 describe("statement preparation", () => {
   for (const prepare of [true, false])
     it(`[db] the claim and a transaction work with prepare=${prepare} (false is the PgBouncer setting)`, async () => {
-      const { db, close } = connectPostgres(inject("databaseUrl"), { prepare, max: 2 });
+      const { db, close } = connectPostgres(testDatabaseUrl(), { prepare, max: 2 });
       try {
         const id = `evt_prep_${prepare}_${Date.now()}`;
         const input = {

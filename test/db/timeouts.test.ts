@@ -1,14 +1,15 @@
 import { sql } from "drizzle-orm";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectPostgres, rowsOf, setLocalTimeouts } from "@/db/client";
 import { sqlState } from "@/lib/errors";
+import { testDatabaseUrl } from "../db";
 
 describe("pool bounds", () => {
   it(
     "[db] pool connections carry statement_timeout and idle_in_transaction_session_timeout, " +
       "and a stalled statement is stopped by the server (57014)",
     async () => {
-      const h = connectPostgres(inject("databaseUrl"), {
+      const h = connectPostgres(testDatabaseUrl(), {
         statementTimeoutMs: 300,
         idleInTransactionTimeoutMs: 700,
         applicationName: "ledger bounds test",
@@ -31,7 +32,7 @@ describe("pool bounds", () => {
   );
 
   it("[db] a worker or replay transaction may set a longer statement bound for itself only", async () => {
-    const h = connectPostgres(inject("databaseUrl"), { max: 1, statementTimeoutMs: 200 });
+    const h = connectPostgres(testDatabaseUrl(), { max: 1, statementTimeoutMs: 200 });
     try {
       await h.db.transaction(async (tx) => {
         await setLocalTimeouts(tx, { statementTimeoutMs: 5000 });

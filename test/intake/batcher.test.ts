@@ -1,12 +1,12 @@
 import { createServer, type AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectPostgres, rowsOf } from "@/db/client";
 import { isDataError, UnavailableError, ValidationError } from "@/lib/errors";
 import { ClaimBatcher } from "@/lib/intake/batcher";
 import { parseClaim, type Claim } from "@/lib/intake/claim";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 
 const { db } = setupTestDb();
 
@@ -68,7 +68,7 @@ describe("ClaimBatcher", () => {
 
   it("[ledger] a claim stuck on a row lock does not hold back the deliveries behind it", async () => {
     const batcher = new ClaimBatcher(db, { stallMs: 50 });
-    const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+    const other = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inserted!: () => void;
@@ -135,7 +135,7 @@ describe("ClaimBatcher", () => {
   describe("bounded in time and memory", () => {
     /** Another transaction holds evt_locked uncommitted, so a claim of it waits on the row lock. */
     async function holdLock(eventId: string) {
-      const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+      const other = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       let inserted!: () => void;

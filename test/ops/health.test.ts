@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, type DbHandle } from "@/db/client";
 import { checkReadiness, type WorkerProbe } from "@/lib/health";
 import { createWorker } from "@/lib/worker/run";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { testSettings } from "../worker/helpers";
 import { startOpsServer } from "./helpers";
 
@@ -27,7 +27,7 @@ const EMPTY = `ledger_ops_empty_${process.pid}`;
 let admin: postgres.Sql;
 let empty: DbHandle;
 beforeAll(async () => {
-  const url = new URL(inject("databaseUrl"));
+  const url = new URL(testDatabaseUrl());
   admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${EMPTY}`);
   await admin.unsafe(`create database ${EMPTY}`);
@@ -95,7 +95,7 @@ describe("/api/health: live and ready", () => {
     expect(none.checks.migrations.detail).toMatch(/^none of \d+ applied$/);
 
     // Only the first migration recorded: the journal has more.
-    const url = new URL(inject("databaseUrl"));
+    const url = new URL(testDatabaseUrl());
     url.pathname = `/${EMPTY}`;
     const raw = postgres(url.toString(), { max: 1, onnotice: () => {} });
     try {

@@ -1,10 +1,11 @@
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectPostgres } from "@/db/client";
 import { checkHealth } from "@/lib/health";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { post, testConfig } from "./harness";
+import { testDatabaseUrl } from "../db";
 
 /** A port that refuses connections: bound, then closed, so nothing listens there. */
 async function deadPort(): Promise<number> {
@@ -62,7 +63,7 @@ describe("database unreachable", () => {
     } finally {
       await dead.close();
     }
-    const live = connectPostgres(inject("databaseUrl"));
+    const live = connectPostgres(testDatabaseUrl());
     try {
       expect(await checkHealth(() => Promise.resolve(live.db))).toEqual({ ok: true, database: "up" });
     } finally {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { getReplayRun, listOrphanedRuns } from "@/lib/replay/runs";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { query } from "../worker/helpers";
 import { startFakeApi, stripeRoute, type FakeApi } from "./fake-api";
 import { seedLedger, SINCE, STRIPE_KEY, storyEvents, UNTIL } from "./helpers";
@@ -27,7 +27,7 @@ function cli(
 ): { child: ChildProcess; done: Promise<Finished> } {
   const env = {
     ...process.env,
-    DATABASE_URL: inject("databaseUrl"),
+    DATABASE_URL: testDatabaseUrl(),
     STRIPE_API_BASE: api?.url ?? "http://127.0.0.1:9",
     STRIPE_API_KEY: STRIPE_KEY,
     REPLAY_LEASE_MS: "1000",

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import { githubIssuesOpened } from "@/lib/samples/github";
 import { getRetentionPreview, previewRetention } from "@/lib/retention/preview";
@@ -10,7 +10,7 @@ import { runRetention } from "@/lib/retention/run";
 import { listRetentionRuns, startRetentionRun } from "@/lib/retention/runs";
 import { cutoffs } from "@/lib/retention/settings";
 import { claimOne } from "@/test/claim";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { depsFor, post } from "../receiver/harness";
 import { signGithub, TEST_SECRETS } from "../sign";
 import { drain, testSettings } from "../worker/helpers";
@@ -164,7 +164,7 @@ describe("retention", () => {
   it("[retention] a snapshot taken before the tombstones holds the delete back; a claim in it still sees the event and is a duplicate", async () => {
     const [body] = await settledHistory(1);
     await age(db, 100);
-    const old = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+    const old = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));

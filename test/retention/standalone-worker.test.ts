@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import { workerNodeArgs } from "@/bench/worker-procs";
 import { spawnProcess, type SpawnedProcess } from "@/test/faults/processes";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 
 const { db } = setupTestDb();
 let worker: SpawnedProcess | undefined;
@@ -19,7 +19,7 @@ describe("retention beside a standalone worker", () => {
               now() - interval '120 days', encode(sha256('{}'), 'hex'))`);
     worker = spawnProcess("node", workerNodeArgs(), {
       env: {
-        DATABASE_URL: inject("databaseUrl"),
+        DATABASE_URL: testDatabaseUrl(),
         WORKER_POLL_MS: "50",
         RETENTION_FIRST_DELAY_MS: "100",
         RETENTION_INTERVAL_MINUTES: "60",

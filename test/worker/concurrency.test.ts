@@ -3,9 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 import { connectPostgres } from "@/db/client";
 import { createWorker } from "@/lib/worker/run";
 import { coalesce, WAKE_CHANNEL } from "@/lib/worker/wake";
-import { inject } from "vitest";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, heldHandlers, query, testSettings, waitFor } from "./helpers";
 
 const handle = setupTestDb({ max: 12 });
@@ -98,7 +97,7 @@ describe("several workers at once", () => {
 
 describe("wake-ups", () => {
   it("[worker] an idle worker on a 60 s poll picks up a new event as soon as a NOTIFY arrives", async () => {
-    const listener = connectPostgres(inject("databaseUrl"), { max: 2 });
+    const listener = connectPostgres(testDatabaseUrl(), { max: 2 });
     let listening!: () => void;
     const listenUp = new Promise<void>((r) => (listening = r));
     const worker = createWorker({

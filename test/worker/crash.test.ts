@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { workerNodeArgs } from "@/bench/worker-procs";
 import type { ClaimInput } from "@/lib/intake/claim";
 import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { query } from "./helpers";
 
 const { db } = setupTestDb();
@@ -24,7 +24,7 @@ function startWorker(extraEnv: Record<string, string> = {}): {
   const child = spawn(process.execPath, workerNodeArgs(), {
     env: {
       ...process.env,
-      DATABASE_URL: inject("databaseUrl"),
+      DATABASE_URL: testDatabaseUrl(),
       WORKER_LEASE_MS: "1500",
       WORKER_BATCH_SIZE: "40",
       WORKER_CONCURRENCY: "2",

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectPostgres } from "@/db/client";
 import { createIndexMerger } from "@/lib/worker/index-merge";
 import { createWorker } from "@/lib/worker/run";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, query, testSettings } from "./helpers";
 
 const { db } = setupTestDb();
@@ -77,7 +77,7 @@ describe("the subject index's pending list", () => {
     await claimSome(5, "c");
     const role = `ledger_merge_${process.pid}`;
     await db.execute(sql.raw(`create role ${role} login`));
-    const url = new URL(inject("databaseUrl"));
+    const url = new URL(testDatabaseUrl());
     url.username = role;
     const other = connectPostgres(url.toString(), { max: 1 });
     try {
@@ -93,7 +93,7 @@ describe("the subject index's pending list", () => {
       expect(await pending()).toBeGreaterThan(0);
     } finally {
       await other.close();
-      const admin = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+      const admin = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
       await admin.unsafe(`drop role if exists ${role}`);
       await admin.end();
     }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
 import { backoffSql, leaseClaimed, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
@@ -9,7 +9,7 @@ import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { Actor } from "@/lib/auth/roles";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
 
 const { db } = setupTestDb();
@@ -98,7 +98,7 @@ describe("failure, retries and dead", () => {
 
   it("[worker] the lease is committed before the handler runs, so another connection sees processing and the attempt counted", async () => {
     await claim(db, "stripe", paid("evt_visible"));
-    const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+    const other = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
     const seen: unknown[] = [];
     // The handler runs inside the worker's transaction; what another connection sees then is what a crash would leave.
     const observing = handlerLookup([

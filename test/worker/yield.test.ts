@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ClaimBatcher } from "@/lib/intake/batcher";
 import { parseClaim } from "@/lib/intake/claim";
 import { HOLD_MS, intakeStrained, noteClaimTime, resetIntakeStrain, STRAIN_MS } from "@/lib/metrics/intake-strain";
 import { createLedgerMetrics } from "@/lib/metrics/registry";
 import { createWorker } from "@/lib/worker/run";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, query, testSettings, waitFor } from "./helpers";
 
 const { db } = setupTestDb();
@@ -65,7 +65,7 @@ describe("a backlog's drain yields to the intake", () => {
   });
 
   it("[worker] a claim held up by a row lock strains the intake once its statement ends", async () => {
-    const url = inject("databaseUrl");
+    const url = testDatabaseUrl();
     const other = postgres(url, { max: 1, onnotice: () => {} });
     const batcher = new ClaimBatcher(db, { stallMs: 60_000 });
     const held = parseClaim({
