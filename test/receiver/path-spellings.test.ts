@@ -47,20 +47,23 @@ const HOSTS: [string, () => Promise<Host>][] = [
         port: 0,
         lifecycle,
         log: () => {},
-        deps: depsFor(db, { maxBytes: MAX_BYTES }),
+        deps: { ...depsFor(db, { maxBytes: MAX_BYTES }), limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget } },
         onWork: () => {},
-        limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget },
       });
-      return { port: Number(new URL(url).port), budget, close: () => lifecycle.stop("test over") };
+      return {
+        port: Number(new URL(url).port),
+        budget,
+        close: async () => void (await lifecycle.stop("test over")),
+      };
     },
   ],
   [
     "next dev and next start (the route handler)",
     async () => {
       const budget = createBodyBudget(BUDGET);
-      const host = await startRouteHost(depsFor(db, { maxBytes: MAX_BYTES }), {
-        bodyTimeoutMs: BODY_TIMEOUT_MS,
-        budget,
+      const host = await startRouteHost({
+        ...depsFor(db, { maxBytes: MAX_BYTES }),
+        limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget },
       });
       return { port: host.port, budget, close: host.close };
     },
@@ -162,7 +165,11 @@ describe.each(HOSTS)("%s", (name, start) => {
 
   it("[security] a source segment that decodes to a path, not a slug, answers 404 and reaches no source", async () => {
     const before = await counts(db);
-    for (const path of ["/api/webhooks/x%2F..%2Fstripe", "/api/webhooks/..%2Fstripe", "/api/webhooks/%2e%2e%2fstripe"]) {
+    for (const path of [
+      "/api/webhooks/x%2F..%2Fstripe",
+      "/api/webhooks/..%2Fstripe",
+      "/api/webhooks/%2e%2e%2fstripe",
+    ]) {
       const d = signStripe(JSON.stringify(stripeSubscriptionEvent({ eventId: "evt_not_a_slug" })), TEST_SECRETS.stripe);
       const c = await open();
       c.socket.write(

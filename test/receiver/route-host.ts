@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { IntakeLimits } from "@/lib/receiver/intake";
+import type { Readable } from "node:stream";
 import { receiveWebhook, type ReceiverDeps } from "@/lib/receiver/receive";
 
 /** The [source] route's pattern, as Next's route matcher builds it for app/api/webhooks/[source]/route.ts. */
@@ -16,7 +16,6 @@ const ROUTE = /^\/api\/webhooks\/([^/]+?)(?:\/)?$/;
  */
 export async function startRouteHost(
   deps: ReceiverDeps,
-  limits: IntakeLimits,
 ): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(`http://n${(req.url ?? "/").replace(/[\\/]+/g, "/")}`);
@@ -30,8 +29,10 @@ export async function startRouteHost(
     }
     const headers = new Headers();
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    const request = new Request(url, { method: req.method, headers, body: req, duplex: "half" } as RequestInit);
-    const { response } = await receiveWebhook(source, request, deps, limits);
+    // Next hands undici the IncomingMessage itself (an async iterable); typed here as the stream it becomes.
+    const stream = req as Readable as unknown as ReadableStream<Uint8Array>;
+    const request = new Request(url, { method: req.method, headers, body: stream, duplex: "half" } as RequestInit);
+    const { response } = await receiveWebhook(source, request, deps);
     const out: Record<string, string> = {};
     response.headers.forEach((value, name) => (out[name] = value));
     const body = Buffer.from(await response.arrayBuffer());

@@ -29,8 +29,7 @@ beforeAll(async () => {
     port: 0,
     lifecycle,
     log: () => {},
-    deps: depsFor(db, { maxBytes: MAX_BYTES }),
-    limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget },
+    deps: { ...depsFor(db, { maxBytes: MAX_BYTES }), limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget } },
     timeouts: { headersMs: 1000, requestMs: 5000, checkIntervalMs: 200 },
   });
   server = started.server;
