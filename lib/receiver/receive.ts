@@ -174,6 +174,8 @@ export async function receiveDelivery(
     return unavailable("this source's secrets cannot be read, retry later", 30);
   }
 
+  // The body is read here, not by each host: a host only supplies its stream, so none can skip the bounds,
+  // whatever path spelling or server brought the delivery here.
   const limits = deps.limits ?? processIntakeLimits();
   let rawBody: Buffer;
   try {
