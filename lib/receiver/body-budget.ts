@@ -1,9 +1,9 @@
 /**
  * The bytes of request bodies the process holds before their signature is checked, across every
- * connection at once (WEBHOOK_UNVERIFIED_MAX_BYTES). Each request takes bytes as they are read and
- * gives them all back when it is answered; a request that would go past the total is refused (503),
- * so many slow or idle connections each holding a body just under WEBHOOK_MAX_BYTES cannot grow the
- * process without bound.
+ * connection and host at once (WEBHOOK_UNVERIFIED_MAX_BYTES). Each request takes bytes as they are read
+ * and gives them all back once its body is read or refused (readBody, ./body.ts); a request that would
+ * go past the total is refused (503), so many slow or idle connections each holding a body just under
+ * WEBHOOK_MAX_BYTES cannot grow the process without bound.
  */
 export interface BodyBudget {
   readonly limit: number;

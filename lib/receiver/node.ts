@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { EnvSchema } from "@/lib/env";
 import { decodeSegment } from "@/lib/ledger/params";
 import { componentLogger, requestIdFor, type Logger } from "@/lib/log";
 import { deliveryOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
-import { BodyAbortedError, BodyBudgetError, BodyTimeoutError, readNodeBodyLimited } from "./body";
-import { createBodyBudget, type BodyBudget } from "./body-budget";
+import { answerHeaders, mustClose } from "./answer";
+import { nodeBody } from "./body";
+import { webhookSegment } from "./path";
 import { receiveDelivery, type ReceiveAnswer, type ReceiverDeps } from "./receive";
-
-export const WEBHOOK_PATH = /^\/api\/webhooks\/([^/?#]+)\/?(?:\?.*)?$/;
 
 function nodeHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
@@ -16,47 +14,12 @@ function nodeHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The edge's bounds on a delivery's body, apart from its size (ReceiverConfig.maxBytes). */
-export interface NodeIntakeLimits {
-  /** The whole body must have arrived this long after the headers (WEBHOOK_BODY_TIMEOUT_MS); else 408. */
-  bodyTimeoutMs: number;
-  /** Bytes of not-yet-verified bodies held across every connection (WEBHOOK_UNVERIFIED_MAX_BYTES); past it 503. */
-  budget: BodyBudget;
-}
-
-let defaultLimits: NodeIntakeLimits | undefined;
-
-/** The environment's defaults, one budget per process, for callers that pass no limits of their own. */
-export function defaultIntakeLimits(): NodeIntakeLimits {
-  defaultLimits ??= {
-    bodyTimeoutMs: EnvSchema.shape.WEBHOOK_BODY_TIMEOUT_MS.parse(undefined),
-    budget: createBodyBudget(EnvSchema.shape.WEBHOOK_UNVERIFIED_MAX_BYTES.parse(undefined)),
-  };
-  return defaultLimits;
-}
-
 const reject = (status: number, error: string, headers?: Record<string, string>): ReceiveAnswer => ({
   status,
   body: { error },
   headers,
   outcome: "rejected",
 });
-
-/** A refusal while the body was being read: the connection is closed after the answer (the rest is never read). */
-function bodyRefusal(err: unknown, limits: NodeIntakeLimits): ReceiveAnswer | undefined {
-  // The source was known (its body was being read): receiveDelivery recorded these as `bad_body`.
-  const refusal = "bad_body" as const;
-  if (err instanceof BodyTimeoutError)
-    return { ...reject(408, `the body did not arrive within ${limits.bodyTimeoutMs} ms`), refusal };
-  if (err instanceof BodyBudgetError)
-    return {
-      ...reject(503, "too many deliveries are being received at once, retry later", { "retry-after": "1" }),
-      refusal,
-    };
-  if (err instanceof BodyAbortedError)
-    return { ...reject(400, "the connection closed before the body was complete"), refusal };
-  return undefined;
-}
 
 /** Where a delivery's answer is counted and logged; each defaults to the process's own. */
 export interface DeliveryObserver {
@@ -110,70 +73,57 @@ export function observeDelivery(deps: ReceiverDeps, observer: DeliveryObserver, 
 }
 
 /**
- * POST /api/webhooks/{source} straight on node:http: the same receiver as the Next route handler,
- * without the framework's per-request cost on the one path providers hammer. The body is bounded in
- * size (413), time (408) and the process's budget for unverified bytes (503); whenever it was not
- * read to its end the answer closes the connection, so the rest of it is never read either.
+ * POST /api/webhooks/{source} straight on node:http: the same receiveDelivery, bounds and answer as Next's
+ * route handler, without the framework's per-request cost on the one path providers hammer. Any spelling of
+ * the path Next would route there is answered here (lib/receiver/path.ts), so none reaches the route handler.
  */
 export async function handleNodeWebhook(
   req: IncomingMessage,
   res: ServerResponse,
   deps: ReceiverDeps,
   onWork?: (work: NonNullable<ReceiveAnswer["work"]>) => void,
-  limits: NodeIntakeLimits = defaultIntakeLimits(),
   observer: DeliveryObserver = {},
+  /** The path's source segment, when the caller has already resolved it (lib/server/http.ts). */
+  segment: string | undefined = webhookSegment(req.url ?? ""),
 ): Promise<void> {
-  const started = performance.now();
+  const arrivedAt = performance.now();
   const requestId = requestIdFor(req, res);
-  const deadline = started + limits.bodyTimeoutMs;
-  const lease = limits.budget.open();
-  // Answered (or the connection gone): the bytes this request held are free for the next one.
-  res.once("close", () => lease.release());
+  const headers = nodeHeaders(req);
+  const body = nodeBody(req);
   let answer: ReceiveAnswer;
   let slug: string | undefined;
   let bodyReadAt: number | undefined;
   let bytes: number | undefined;
-  const match = WEBHOOK_PATH.exec(req.url ?? "");
   if (req.method !== "POST") {
     answer = reject(405, "use POST", { allow: "POST" });
-  } else if (!match) {
+  } else if (segment === undefined) {
     answer = reject(404, "no such endpoint");
   } else {
-    const source = decodeSegment(match[1]!, "the source in the path", 64);
+    const source = decodeSegment(segment, "the source in the path", 64);
     if (!source.ok) {
       answer = reject(source.status, source.error);
     } else {
       slug = source.value;
-      const readBody = async (limit: number) => {
-        const body = await readNodeBodyLimited(req, limit, { lease, timeoutMs: deadline - performance.now() });
+      const onBodyRead = (n: number) => {
         bodyReadAt = performance.now();
-        bytes = body.length;
-        return body;
+        bytes = n;
       };
       try {
         // The peer as this process sees it (behind a proxy, the proxy): refusal metadata says where it came from.
         const remoteAddr = req.socket.remoteAddress;
-        answer = await receiveDelivery(source.value, { headers: nodeHeaders(req), readBody, remoteAddr }, deps);
+        answer = await receiveDelivery(slug, { headers, body, remoteAddr, arrivedAt, onBodyRead }, deps);
       } catch (err) {
-        answer = bodyRefusal(err, limits) ?? reject(500, "internal error");
-        if (answer.status === 500) deps.log?.(`[webhooks] ${source.value}: unexpected error`, err);
+        answer = reject(500, "internal error");
+        deps.log?.(`[webhooks] ${slug}: unexpected error`, err);
       }
     }
   }
-  const body = JSON.stringify(answer.body);
+  const text = JSON.stringify(answer.body);
   // A body not read to its end (refused, or never wanted): close rather than drain it for keep-alive.
-  const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
-  const close = hasBody && !req.complete;
+  const close = mustClose(headers, body);
   if (close) res.shouldKeepAlive = false;
-  res.writeHead(answer.status, {
-    ...answer.headers,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-    "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-    ...(close ? { connection: "close" } : {}),
-  });
-  res.end(body, () => {
+  res.writeHead(answer.status, { ...answerHeaders(answer.headers, close), "content-length": Buffer.byteLength(text) });
+  res.end(text, () => {
     // node ends the socket after a Connection: close answer; destroy it if the client is slow to let go.
     if (close) setTimeout(() => req.socket.destroy(), 1000).unref();
   });
@@ -183,7 +133,7 @@ export async function handleNodeWebhook(
     slug,
     answer,
     requestId,
-    ms: answeredAt - started,
+    ms: answeredAt - arrivedAt,
     claimMs: bodyReadAt === undefined ? undefined : answeredAt - bodyReadAt,
     bytes,
   });

@@ -10,7 +10,10 @@ import type { SourceDirectory } from "@/lib/sources/directory";
 import { signatureHeaderOf, type RefusalSink } from "@/lib/sources/refusals";
 import { activeSecrets, type ResolvedSource } from "@/lib/sources/types";
 import type { RefusalReason } from "@/db/schema/sources";
-import { BodyAbortedError, BodyBudgetError, BodyTimeoutError, BodyTooLargeError, readBodyLimited } from "./body";
+import { isSourceSlug, printable } from "@/lib/ledger/params";
+import { bodyRefusal, readBody, webBody, type BodySource } from "./body";
+import { answerHeaders, mustClose } from "./answer";
+import { processIntakeLimits, type IntakeLimits } from "./limits";
 import { ReplayTokenGuard, type ReplayTokens } from "./replay-token";
 
 const guards = new WeakMap<ReceiverConfig, ReplayTokenGuard>();
@@ -47,6 +50,8 @@ export interface ReceiverDeps {
   dedup?: DedupCache;
   /** Where a known source's refused deliveries are counted (metadata only, never the body). */
   refusals?: RefusalSink;
+  /** The body's time and memory bounds (default: this process's, from the environment). */
+  limits?: IntakeLimits;
 }
 
 export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" | "unavailable";
@@ -54,10 +59,14 @@ export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" 
 /** A delivery as any HTTP layer sees it: the Fetch API's Request, or node:http's IncomingMessage. */
 export interface IncomingDelivery {
   headers: Headers;
-  /** Reads at most `limit` bytes; throws BodyTooLargeError past it. */
-  readBody(limit: number): Promise<Buffer>;
+  /** Read here, within the bounds, whatever the host. */
+  body: BodySource;
   /** The peer's address, for refusal metadata. */
   remoteAddr?: string;
+  /** performance.now() when its headers had arrived: the body timeout counts from then (default: now). */
+  arrivedAt?: number;
+  /** Told the body's size once it has all been read (for the delivery's log line). */
+  onBodyRead?: (bytes: number) => void;
 }
 
 export interface ReceiveAnswer {
@@ -81,20 +90,16 @@ export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
 const reject = (status: number, error: string): ReceiveAnswer => ({ status, body: { error }, outcome: "rejected" });
 
 /**
- * POST /api/webhooks/{source}, framework-free: verify before any write, then claim.
- * A 2xx is only returned once the claim has committed.
+ * POST /api/webhooks/{source} for a Fetch API host (Next's route handler, `source` its decoded param):
+ * the same receiveDelivery, bounds and answer as node:http's (lib/receiver/node.ts).
  */
 export async function receiveWebhook(source: string, request: Request, deps: ReceiverDeps): Promise<ReceiveResult> {
-  const { status, body, ...rest } = await receiveDelivery(
-    source,
-    {
-      headers: request.headers,
-      readBody: (limit) => readBodyLimited(request, limit),
-      remoteAddr: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim(),
-    },
-    deps,
-  );
-  return { ...rest, response: Response.json(body, { status, headers: rest.headers }) };
+  const body = webBody(request.body);
+  const remoteAddr = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  const answer = await receiveDelivery(source, { headers: request.headers, body, remoteAddr }, deps);
+  const { status, body: json, ...rest } = answer;
+  const headers = answerHeaders(answer.headers, mustClose(request.headers, body));
+  return { ...rest, response: Response.json(json, { status, headers }) };
 }
 
 /**
@@ -118,12 +123,19 @@ const unavailable = (error: string, retryAfter: number): ReceiveAnswer => ({
   outcome: "unavailable",
 });
 
+/**
+ * POST /api/webhooks/{source} for every host, framework-free: the body read within the bounds, verified
+ * before any write, then claimed. A 2xx is only returned once the claim has committed.
+ */
 export async function receiveDelivery(
   slug: string,
   request: IncomingDelivery,
   deps: ReceiverDeps,
 ): Promise<ReceiveAnswer> {
   const { config } = deps;
+  const arrivedAt = request.arrivedAt ?? performance.now();
+  // A path segment that decodes to anything but a slug ("x/../stripe") names no source, whatever it resolves to.
+  if (!isSourceSlug(slug)) return reject(404, `no source "${printable(slug)}"`);
   let found: ResolvedSource | undefined;
   try {
     found = await withinDeadline(
@@ -162,16 +174,27 @@ export async function receiveDelivery(
     return unavailable("this source's secrets cannot be read, retry later", 30);
   }
 
+  // The body is read here, not by each host: a host only supplies its stream, so none can skip the bounds,
+  // whatever path spelling or server brought the delivery here.
+  const limits = deps.limits ?? processIntakeLimits();
   let rawBody: Buffer;
   try {
-    rawBody = await request.readBody(config.maxBytes);
+    rawBody = await readBody(request.body, {
+      limit: config.maxBytes,
+      declared: declaredSize,
+      timeoutMs: arrivedAt + limits.bodyTimeoutMs - performance.now(),
+      budget: limits.budget,
+    });
   } catch (err) {
-    if (err instanceof BodyTooLargeError)
-      return refused("too_large", reject(413, `body exceeds ${config.maxBytes} bytes`), declaredSize);
-    if (err instanceof BodyTimeoutError || err instanceof BodyAbortedError || err instanceof BodyBudgetError)
-      refused("bad_body", reject(err instanceof BodyBudgetError ? 503 : 400, err.message), declaredSize);
-    throw err;
+    const refusal = bodyRefusal(err, { limit: config.maxBytes, timeoutMs: limits.bodyTimeoutMs });
+    if (!refusal) throw err;
+    return refused(
+      refusal.reason,
+      { ...reject(refusal.status, refusal.error), headers: refusal.headers },
+      declaredSize,
+    );
   }
+  request.onBodyRead?.(rawBody.length);
 
   const replayHeader = request.headers.get("x-replay-token");
   let via: "provider" | "replay" = "provider";

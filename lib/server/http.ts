@@ -8,14 +8,8 @@ import type { Lifecycle } from "@/lib/lifecycle";
 import { componentLogger, getLogger, requestIdFor, type Logger } from "@/lib/log";
 import { createDbGaugeReader, getMetrics, scrapeAllowed, type DbGaugeReader, type LedgerMetrics } from "@/lib/metrics";
 import { receiverDepsFromEnv } from "@/lib/receiver/from-env";
-import { createBodyBudget } from "@/lib/receiver/body-budget";
-import {
-  handleNodeWebhook,
-  observeDelivery,
-  WEBHOOK_PATH,
-  type DeliveryObserver,
-  type NodeIntakeLimits,
-} from "@/lib/receiver/node";
+import { handleNodeWebhook, observeDelivery, type DeliveryObserver } from "@/lib/receiver/node";
+import { webhookSegment } from "@/lib/receiver/path";
 import type { ReceiveAnswer, ReceiverDeps } from "@/lib/receiver/receive";
 import { afterClaim, embeddedWorkerProbe } from "@/lib/worker/embedded";
 import { SECURITY_HEADERS } from "./security-headers";
@@ -74,23 +68,17 @@ export async function startLedgerServer(
     next?: NodeHandler;
     /** Failed requests to Next (default: the logger). */
     log?: (message: string) => void;
-    /** Tests: a receiver of their own, instead of the environment's. */
+    /** Tests: a receiver of their own (and bounds of their own, `deps.limits`), instead of the environment's. */
     deps?: ReceiverDeps;
-    /** Tests: tighter bounds than the environment's (WEBHOOK_BODY_TIMEOUT_MS, WEBHOOK_UNVERIFIED_MAX_BYTES). */
-    limits?: Partial<NodeIntakeLimits>;
     /** Tests: tighter bounds than SERVER_TIMEOUTS. */
     timeouts?: Partial<typeof SERVER_TIMEOUTS>;
   },
-): Promise<{ server: Server; url: string; limits: NodeIntakeLimits }> {
+): Promise<{ server: Server; url: string }> {
   const { lifecycle, next } = opts;
   const logger = componentLogger("ledger", opts.logger ?? getLogger());
   const log = opts.log ?? ((m: string) => logger.error(m));
   const deps = opts.deps ?? receiverDepsFromEnv();
   const env = getEnv();
-  const limits: NodeIntakeLimits = {
-    bodyTimeoutMs: opts.limits?.bodyTimeoutMs ?? env.WEBHOOK_BODY_TIMEOUT_MS,
-    budget: opts.limits?.budget ?? createBodyBudget(env.WEBHOOK_UNVERIFIED_MAX_BYTES),
-  };
   const timeouts = { ...SERVER_TIMEOUTS, ...opts.timeouts };
   const serverOptions = {
     headersTimeout: timeouts.headersMs,
@@ -147,7 +135,8 @@ export async function startLedgerServer(
 
   const server = createServer(serverOptions, (req, res) => {
     const requestId = requestIdFor(req, res);
-    if (req.method === "POST" && WEBHOOK_PATH.test(req.url ?? "")) {
+    const segment = req.method === "POST" ? webhookSegment(req.url ?? "") : undefined;
+    if (segment !== undefined) {
       if (lifecycle.stopping) {
         // The provider retries elsewhere (another instance) or later; nothing was read or written.
         res.shouldKeepAlive = false;
@@ -159,13 +148,13 @@ export async function startLedgerServer(
         };
         json(res, answer.status, answer.body, answer.headers);
         return observeDelivery(deps, observer, {
-          slug: WEBHOOK_PATH.exec(req.url ?? "")?.[1],
+          slug: segment,
           answer,
           requestId,
           ms: 0,
         });
       }
-      void handleNodeWebhook(req, res, deps, onWork, limits, observer);
+      void handleNodeWebhook(req, res, deps, onWork, observer, segment);
       return;
     }
     const op = req.method === "GET" ? ops.get(pathOf(req.url) ?? "") : undefined;
@@ -198,7 +187,7 @@ export async function startLedgerServer(
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://${opts.host}:${port}`, limits };
+  return { server, url: `http://${opts.host}:${port}` };
 }
 
 async function fallback(_req: IncomingMessage, res: ServerResponse): Promise<void> {

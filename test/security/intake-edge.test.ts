@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLifecycle, type Lifecycle } from "@/lib/lifecycle";
@@ -8,6 +8,7 @@ import { createBodyBudget } from "@/lib/receiver/body-budget";
 import { SERVER_TIMEOUTS, startLedgerServer } from "@/lib/server/http";
 import { setupTestDb } from "../db";
 import { counts, depsFor } from "../receiver/harness";
+import { chunk, dribble, headerOf, openRaw, postHead, until, type Raw } from "../receiver/raw-http";
 
 // The edge `npm start` runs (lib/server/http.ts → lib/receiver/node.ts), attacked over raw loopback sockets.
 const { db } = setupTestDb();
@@ -28,8 +29,7 @@ beforeAll(async () => {
     port: 0,
     lifecycle,
     log: () => {},
-    deps: depsFor(db, { maxBytes: MAX_BYTES }),
-    limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget },
+    deps: { ...depsFor(db, { maxBytes: MAX_BYTES }), limits: { bodyTimeoutMs: BODY_TIMEOUT_MS, budget } },
     timeouts: { headersMs: 1000, requestMs: 5000, checkIntervalMs: 200 },
   });
   server = started.server;
@@ -41,49 +41,8 @@ afterAll(async () => {
   await lifecycle.stop("test over");
 });
 
-interface Raw {
-  socket: Socket;
-  text: () => string;
-  status: () => number;
-  /** Resolves with performance.now() when the server has closed the connection. */
-  closed: Promise<number>;
-  isClosed: () => boolean;
-}
-
-async function open(): Promise<Raw> {
-  const socket = connect(port, "127.0.0.1");
-  clients.push(socket);
-  socket.on("error", () => {});
-  let buf = "";
-  let isClosed = false;
-  socket.on("data", (c: Buffer) => (buf += c.toString("latin1")));
-  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(performance.now())));
-  void closed.then(() => (isClosed = true));
-  await once(socket, "connect");
-  return {
-    socket,
-    text: () => buf,
-    status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(buf)?.[1] ?? 0),
-    closed,
-    isClosed: () => isClosed,
-  };
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    if (check()) return true;
-    await sleep(20);
-  }
-  return check();
-}
-
-const head = (lines: string[]) =>
-  `POST /api/webhooks/stripe HTTP/1.1\r\nHost: ledger.test\r\nStripe-Signature: t=1,v1=00\r\n${lines.map((l) => `${l}\r\n`).join("")}\r\n`;
-const chunk = (data: string | Buffer) =>
-  Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);
-const headerOf = (text: string, name: string) =>
-  new RegExp(`^${name}: *(.*)$`, "im").exec(text.split("\r\n\r\n")[0] ?? "")?.[1]?.trim();
+const open = () => openRaw(port, clients);
+const head = (lines: string[]) => postHead("/api/webhooks/stripe", ["Stripe-Signature: t=1,v1=00", ...lines]);
 
 describe("bodies past WEBHOOK_MAX_BYTES", () => {
   it("[security] a chunked upload that keeps going after its 413 is cut off: Connection: close, socket closed, little read", async () => {
@@ -119,14 +78,6 @@ describe("bodies past WEBHOOK_MAX_BYTES", () => {
 });
 
 describe("slow clients", () => {
-  async function dribble(c: Raw, bytes: string, everyMs: number, stopAfterMs: number) {
-    const end = performance.now() + stopAfterMs;
-    for (let i = 0; performance.now() < end && !c.isClosed(); i++) {
-      c.socket.write(bytes);
-      await sleep(everyMs);
-    }
-  }
-
   it("[security] a Content-Length body sent a byte at a time answers 408 within WEBHOOK_BODY_TIMEOUT_MS and closes", async () => {
     const c = await open();
     const started = performance.now();

@@ -3,9 +3,9 @@ import { receiveWebhook } from "@/lib/receiver/receive";
 import { receiverDepsFromEnv } from "@/lib/receiver/from-env";
 import { afterClaim } from "@/lib/worker/embedded";
 
-// Answers webhooks under `next dev` only: `npm start` (server.ts) and `npm run receiver` answer them on node:http
-// before Next sees them (lib/receiver/node.ts). Both adapters call the same receiveDelivery;
-// test/receiver/adapters.test.ts keeps their answers the same for every kind of delivery.
+// What `next dev` and a bare `next start` answer webhooks with; `npm start` and `npm run receiver` answer every
+// spelling of this path on node:http first (lib/receiver/node.ts). Both are thin callers of receiveDelivery, which
+// reads the body within the same bounds (size 413, time 408, the process's unverified-bytes budget 503).
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
