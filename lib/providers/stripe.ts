@@ -15,6 +15,18 @@ function describeThin(payload: Record<string, unknown>, eventId: string, eventTy
   return { ok: true, event: { eventId, eventType, entity: type && id ? { type, id, ...version } : undefined } };
 }
 
+// whsec_ and the dashboard's letters and digits (the CLI's are hex; base64url seen in the demo's): never an
+// API key (sk_…, rk_…) or an endpoint id (we_…), the usual wrong pastes.
+const SIGNING_SECRET = /^whsec_[A-Za-z0-9_-]{8,500}$/;
+
+/** Why a pasted secret cannot be a Stripe endpoint's signing secret, or undefined. */
+export function stripeSecretProblem(secret: string): string | undefined {
+  return SIGNING_SECRET.test(secret)
+    ? undefined
+    : "a Stripe signing secret looks like whsec_ followed by at least 8 letters and digits (Developers → Webhooks → " +
+        "the endpoint → Signing secret), not an API key (sk_…) or an endpoint id (we_…)";
+}
+
 export const stripe: Provider = {
   kind: "stripe",
   label: "Stripe",
