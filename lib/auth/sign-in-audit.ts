@@ -1,13 +1,14 @@
 import { eq } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authUser } from "@/db/schema";
 import { writeAnonymousRefusal, writeAudit } from "@/lib/audit";
 
 /**
  * Sign-ins and sign-outs in the audit log. Anyone can cause a failed sign-in, so its row is small and
- * bounded: the email tried (clipped), the client address, a fixed reason; never the password. Judged
- * failures are already rate-limited per account and per client (throttle.ts, better-auth's limiter);
- * attempts refused by the per-account throttle share one aggregated row per minute.
+ * bounded: the email tried (only when it is an address), the client address, a fixed reason; never the
+ * password. Judged failures are already rate-limited per account and per client (throttle.ts, better-auth's
+ * limiter); attempts refused by the per-account throttle share one aggregated row per minute.
  */
 const MAX_EMAIL = 320;
 const MAX_IP = 64;
@@ -16,7 +17,21 @@ const MAX_USER_AGENT = 200;
 const clip = (value: unknown, max: number): string | undefined =>
   typeof value === "string" && value.length > 0 ? value.slice(0, max) : undefined;
 
-const emailTarget = (email: string) => `user:${email.trim().toLowerCase().slice(0, MAX_EMAIL)}`;
+// The check a user's email passes when it is created (lib/auth/users.ts), within RFC 5321's lengths.
+const Address = z.email().max(254);
+const MALFORMED_TARGET = "user:(malformed email)";
+
+const userTarget = (email: string) => `user:${email.trim().toLowerCase().slice(0, MAX_EMAIL)}`;
+
+/**
+ * The audit target of an attempted email. Anything that is not an address a user could have (a password
+ * typed into the wrong field, most often) is recorded only as malformed, never as typed.
+ */
+function attemptTarget(email: string): string {
+  const address = email.trim().toLowerCase();
+  const local = address.slice(0, address.lastIndexOf("@"));
+  return Address.safeParse(address).success && local.length <= 64 ? `user:${address}` : MALFORMED_TARGET;
+}
 
 /** Only the keys that have a value: the detail column shows nothing for an unknown address. */
 function detailOf(fields: Record<string, string | undefined>): Record<string, string> {
@@ -43,7 +58,7 @@ export async function recordSignIn(db: Db, session: SessionFacts): Promise<void>
     { id: session.userId, email },
     {
       action: "auth.sign-in",
-      target: emailTarget(email),
+      target: userTarget(email),
       detail: detailOf({
         ip: clip(session.ipAddress, MAX_IP),
         userAgent: clip(session.userAgent, MAX_USER_AGENT),
@@ -60,7 +75,7 @@ export async function recordSignOut(db: Db, session: SessionFacts, ip: string | 
   await writeAudit(
     db,
     { id: session.userId, email },
-    { action: "auth.sign-out", target: emailTarget(email), detail: detailOf({ ip: clip(ip, MAX_IP) }), result: "ok" },
+    { action: "auth.sign-out", target: userTarget(email), detail: detailOf({ ip: clip(ip, MAX_IP) }), result: "ok" },
   );
 }
 
@@ -82,7 +97,7 @@ export async function recordSignInFailure(
     { id: null, email: "anonymous" },
     {
       action: "auth.sign-in-failed",
-      target: emailTarget(attempt.email),
+      target: attemptTarget(attempt.email),
       detail: detailOf({ ip: clip(attempt.ip, MAX_IP) }),
       result: "refused",
       error: reasonOf(attempt.status),
@@ -97,7 +112,7 @@ export async function recordSignInThrottled(
 ): Promise<void> {
   await writeAnonymousRefusal(db, {
     action: "auth.sign-in-throttled",
-    target: emailTarget(attempt.email),
+    target: attemptTarget(attempt.email),
     detail: detailOf({ ip: clip(attempt.ip, MAX_IP) }),
     error: "too many failed sign-ins for this account",
   });

@@ -6,20 +6,29 @@ const DOT_PATH = /^[A-Za-z0-9_$-]{1,64}(?:\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
 // RFC 9110 token characters: what a header name may hold.
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 
+/** Names that lead from a plain object to a prototype: never a payload field, so never a configured path. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+export const isPrototypeKey = (segment: string) => PROTOTYPE_KEYS.has(segment);
+const PROTOTYPE_MESSAGE = "a path may not go through __proto__, constructor or prototype";
+
 export const DotPath = z
   .string()
-  .regex(DOT_PATH, "want a dot path like meta.event_name (at most 8 segments of letters, digits, _, $ or -)");
+  .regex(DOT_PATH, "want a dot path like meta.event_name (at most 8 segments of letters, digits, _, $ or -)")
+  .refine((path) => !path.split(".").some(isPrototypeKey), PROTOTYPE_MESSAGE);
 
 /** Header names are case-insensitive: stored lower-cased, as Headers.get compares them. */
 export const HeaderName = z
   .string()
   .regex(HEADER_NAME, "want an HTTP header name like X-Signature")
-  .transform((name) => name.toLowerCase());
+  .transform((name) => name.toLowerCase())
+  // Headers are built as objects keyed by these names (a provider's sign): no name may reach a prototype.
+  .refine((name) => !isPrototypeKey(name), "a header name may not be __proto__, constructor or prototype");
 
 /** The value at a dot path: own properties only (never __proto__ or a prototype's), array items by index. */
 export function valueAtPath(root: unknown, path: string): unknown {
   let current = root;
   for (const segment of path.split(".")) {
+    if (isPrototypeKey(segment)) return undefined;
     if (Array.isArray(current)) {
       if (!/^\d{1,6}$/.test(segment)) return undefined;
       current = current[Number(segment)];

@@ -22,8 +22,9 @@ const options = optionsReader(StandardOptions);
 
 /**
  * A secret in the spec's serialisation: `whsec_<base64>` (HMAC key, v1), `whpk_<base64 32-byte public
- * key>` (ed25519, v1a, verify only), `whsk_<base64 seed ‖ public key>` (as Svix issues them) or a bare
- * 32-byte seed (v1a, signs too). Anything else is a bare base64 HMAC key, as the libraries accept.
+ * key>` (ed25519, v1a, verify only) or `whsk_<base64 seed ‖ public key>` (as Svix issues them; a bare
+ * 32-byte seed too). Without a prefix it is a bare base64 HMAC key, as the libraries accept. Base64 is
+ * decoded strictly, as the libraries do: a key they refuse verifies and signs nothing here either.
  */
 type Key =
   | { kind: "hmac"; key: Buffer }
@@ -44,7 +45,23 @@ function parseKey(secret: string): Key {
       return { kind: "unusable" };
     return { kind: "ed25519", ...pair };
   }
-  return { kind: "hmac", key: Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64") };
+  const key = decodeBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  return key && key.length > 0 ? { kind: "hmac", key } : { kind: "unusable" };
+}
+
+// The spec's lower bound for an HMAC key (and what Svix issues): shorter is a truncated paste.
+const MIN_HMAC_BYTES = 24;
+
+/** Why a pasted secret cannot be a Standard Webhooks key, or undefined: the same parse verify and sign use. */
+export function standardSecretProblem(secret: string): string | undefined {
+  const key = parseKey(secret);
+  const expected =
+    "a Standard Webhooks secret looks like whsec_<base64 of at least 24 bytes> (HMAC), " +
+    "whpk_<base64 of a 32-byte ed25519 public key> or whsk_<base64 of an ed25519 signing key>";
+  if (key.kind === "unusable") return expected;
+  if (key.kind === "hmac" && key.key.length < MIN_HMAC_BYTES)
+    return `${expected}; this one decodes to ${key.key.length} bytes, fewer than ${MIN_HMAC_BYTES}`;
+  return undefined;
 }
 
 // Key objects are built once per secret, not per delivery; secrets are configuration, so few.

@@ -1,6 +1,27 @@
+import { z } from "zod";
 import { anyMatch, hmacSha256, parseTimestampedHeader } from "./crypto";
+import { optionsReader } from "./options";
 import { versionFromInteger, versionFromIso, versionOf } from "./time";
 import { badSignature, checkTolerance, idAt, isObject, type Described, type Provider } from "./types";
+
+/**
+ * How a replay token is checked at this source (lib/replay/confirm.ts). Stripe can be asked for an event by
+ * id, so a replayed event is fetched with the API key in `replayApiKeyEnv` (the source STRIPE_WEBHOOK_SECRET
+ * declares uses STRIPE_API_KEY); without one the token is refused, unless `allowUnconfirmedReplay` lets the
+ * source's own token (REPLAY_TOKENS, never REPLAY_TOKEN) post events as they are.
+ */
+export const StripeOptions = z.strictObject({
+  // A STRIPE_…KEY name only: the value is sent to Stripe as a bearer token, so no other secret may be named.
+  replayApiKeyEnv: z
+    .string()
+    .regex(/^STRIPE_[A-Z0-9_]{0,96}KEY$/, "want the name of an environment variable like STRIPE_EU_API_KEY")
+    .optional(),
+  allowUnconfirmedReplay: z.boolean().optional(),
+});
+export type StripeOptions = z.infer<typeof StripeOptions>;
+const options = optionsReader(StripeOptions);
+/** A Stripe source's options, checked (throws a zod error naming the field). */
+export const stripeOptions = (raw: unknown): StripeOptions => options.read(raw);
 
 /**
  * A thin event (`object: "v2.core.event"`, event destinations' thin payload): no snapshot, a reference to
@@ -15,10 +36,23 @@ function describeThin(payload: Record<string, unknown>, eventId: string, eventTy
   return { ok: true, event: { eventId, eventType, entity: type && id ? { type, id, ...version } : undefined } };
 }
 
+// whsec_ and the dashboard's letters and digits (the CLI's are hex; base64url seen in the demo's): never an
+// API key (sk_…, rk_…) or an endpoint id (we_…), the usual wrong pastes.
+const SIGNING_SECRET = /^whsec_[A-Za-z0-9_-]{8,500}$/;
+
+/** Why a pasted secret cannot be a Stripe endpoint's signing secret, or undefined. */
+export function stripeSecretProblem(secret: string): string | undefined {
+  return SIGNING_SECRET.test(secret)
+    ? undefined
+    : "a Stripe signing secret looks like whsec_ followed by at least 8 letters and digits (Developers → Webhooks → " +
+        "the endpoint → Signing secret), not an API key (sk_…) or an endpoint id (we_…)";
+}
+
 export const stripe: Provider = {
   kind: "stripe",
   label: "Stripe",
   signatureHeaders: ["stripe-signature"],
+  parseOptions: (raw) => options.parse(raw),
   verify({ rawBody, headers, secrets, toleranceSeconds, now }) {
     const header = headers.get("stripe-signature");
     if (!header) return badSignature("missing Stripe-Signature header");

@@ -5,7 +5,7 @@ import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
 import { jsonDepthExceeds } from "@/lib/intake/json";
 import { PROVIDERS } from "@/lib/providers";
-import type { ConfirmReplay } from "@/lib/replay/confirm";
+import type { ConfirmReplay, ReplayScope } from "@/lib/replay/confirm";
 import type { SourceDirectory } from "@/lib/sources/directory";
 import { signatureHeaderOf, type RefusalSink } from "@/lib/sources/refusals";
 import { activeSecrets, type ResolvedSource } from "@/lib/sources/types";
@@ -198,6 +198,7 @@ export async function receiveDelivery(
 
   const replayHeader = request.headers.get("x-replay-token");
   let via: "provider" | "replay" = "provider";
+  let replayScope: ReplayScope = "global";
   let verifiedWith: string | undefined;
   if (replayHeader !== null) {
     const verdict = guardFor(config).check(slug, replayHeader);
@@ -211,6 +212,7 @@ export async function receiveDelivery(
         rawBody.length,
       );
     via = "replay";
+    replayScope = verdict.scope;
   } else {
     const verifyWith = (list: readonly string[]) =>
       provider.verify({
@@ -263,11 +265,11 @@ export async function receiveDelivery(
   });
   if (!described.ok) return refused("no_identity", reject(400, described.reason), rawBody.length);
   const { eventId } = described.claim;
-  // The provider's API (its key is the deploy's) answers for the source its variable declared.
-  if (via === "replay" && deps.confirmReplay && source.origin.kind === "env") {
+  // Every source whose provider can be asked is confirmed with its own key, or refuses the token.
+  if (via === "replay" && deps.confirmReplay) {
     let confirmed;
     try {
-      confirmed = await deps.confirmReplay(source.provider, eventId);
+      confirmed = await deps.confirmReplay(source, eventId, replayScope);
     } catch (err) {
       deps.log?.(`[webhooks] ${slug}: could not confirm replayed ${eventId} with the provider`, err);
       return {
@@ -277,6 +279,8 @@ export async function receiveDelivery(
         outcome: "unavailable",
       };
     }
+    if (confirmed && "refused" in confirmed)
+      return refused("bad_signature", reject(403, confirmed.refused), rawBody.length);
     if (confirmed?.found === false)
       return reject(422, `the provider has no event ${eventId}: a replay token brings back real events only`);
     if (confirmed?.found) {

@@ -3,7 +3,10 @@ import { safeEqualStrings } from "@/lib/providers/crypto";
 /** Replay tokens by source; "*" holds REPLAY_TOKEN, which every source accepts. */
 export type ReplayTokens = Readonly<Record<string, readonly string[]>>;
 
-export type ReplayVerdict = { ok: true } | { ok: false; status: 401 | 429; reason: string; retryAfterSeconds?: number };
+/** `scope`: the token is one REPLAY_TOKENS gives this source, or the global REPLAY_TOKEN (lib/replay/confirm.ts). */
+export type ReplayVerdict =
+  | { ok: true; scope: "source" | "global" }
+  | { ok: false; status: 401 | 429; reason: string; retryAfterSeconds?: number };
 
 /**
  * X-Replay-Token stands in for a provider's signature, so it is a key to that source's ledger: compared in
@@ -21,8 +24,10 @@ export class ReplayTokenGuard {
   ) {}
 
   check(source: string, header: string): ReplayVerdict {
-    const allowed = [...(this.tokens[source] ?? []), ...(this.tokens["*"] ?? [])];
-    if (allowed.length === 0)
+    // Own keys only: a source may be slugged "constructor", which a plain object also answers to.
+    const own = (Object.hasOwn(this.tokens, source) && this.tokens[source]) || [];
+    const global = (Object.hasOwn(this.tokens, "*") && this.tokens["*"]) || [];
+    if (own.length + global.length === 0)
       return {
         ok: false,
         status: 401,
@@ -41,9 +46,11 @@ export class ReplayTokenGuard {
       };
     }
     // Every configured token is compared, so the time taken does not say which one came close.
-    let match = false;
-    for (const token of allowed) match = safeEqualStrings(header, token) || match;
-    if (match) return { ok: true };
+    let ownMatch = false;
+    let globalMatch = false;
+    for (const token of own) ownMatch = safeEqualStrings(header, token) || ownMatch;
+    for (const token of global) globalMatch = safeEqualStrings(header, token) || globalMatch;
+    if (ownMatch || globalMatch) return { ok: true, scope: ownMatch ? "source" : "global" };
     recent.push(now);
     this.failures.set(source, recent);
     return { ok: false, status: 401, reason: "replay token mismatch" };

@@ -4,6 +4,7 @@ import { SOURCE_SLUG, SOURCE_STATES } from "@/db/schema/sources";
 import type { Env } from "@/lib/env";
 import { PROVIDERS } from "@/lib/providers";
 import { PROVIDER_KINDS, type ProviderKind } from "@/lib/providers/types";
+import { secretFormatProblem } from "./secret-format";
 import type { ResolvedSource, SourceSecret } from "./types";
 
 /**
@@ -59,6 +60,8 @@ export function declaredSources(env: Env, deps: DeclareDeps): ResolvedSource[] {
   for (const [provider, variable] of Object.entries(LEGACY_SECRET_VARS) as [ProviderKind, keyof Env][]) {
     const values = env[variable] as readonly string[];
     if (values.length === 0) continue;
+    const problem = secretsProblem(provider, variable, values);
+    if (problem) throw new SourcesConfigError(problem);
     out.set(provider, {
       slug: provider,
       provider,
@@ -97,6 +100,8 @@ export function declaredSources(env: Env, deps: DeclareDeps): ResolvedSource[] {
     }
     const values = splitSecrets(deps.envVar(entry.secretsEnv));
     if (values.length === 0 && entry.state !== "disabled") fail(`${label}: ${entry.secretsEnv} is not set (or empty)`);
+    const problem = secretsProblem(entry.provider, entry.secretsEnv, values);
+    if (problem) fail(`${label}: ${problem}`);
     let options: unknown = {};
     try {
       options = PROVIDERS[entry.provider].parseOptions?.(entry.options ?? {}) ?? {};
@@ -118,6 +123,15 @@ export function declaredSources(env: Env, deps: DeclareDeps): ResolvedSource[] {
     });
   });
   return [...out.values()];
+}
+
+/** The first secret of a variable that is not in its kind's format, named by position (never by value). */
+function secretsProblem(kind: ProviderKind, variable: string, values: readonly string[]): string | undefined {
+  for (const [i, value] of values.entries()) {
+    const problem = secretFormatProblem(kind, value);
+    if (problem) return `${variable}, secret ${i + 1} of ${values.length}: ${problem}`;
+  }
+  return undefined;
 }
 
 /** A zod error from a provider's parseOptions, as one line naming the field. */

@@ -11,6 +11,7 @@ import { PROVIDER_KINDS, type ProviderKind } from "@/lib/providers/types";
 import { optionsMessage } from "./declared";
 import type { SourceDirectory } from "./directory";
 import type { SecretBox } from "./secret-box";
+import { secretFormatProblem } from "./secret-format";
 import { originLabel } from "./types";
 
 /** What every managing verb needs besides its input. */
@@ -81,6 +82,12 @@ export function generateSecret(kind: ProviderKind): string {
   return kind === "standard" ? `whsec_${bytes.toString("base64")}` : bytes.toString("hex");
 }
 
+/** A pasted secret in its kind's format (a generated one is by construction), else a message naming the format. */
+function checkPasted(kind: ProviderKind, secret: string | undefined): void {
+  const problem = secret === undefined ? undefined : secretFormatProblem(kind, secret);
+  if (problem) throw new ValidationError(`Secret: ${problem}`, "secret");
+}
+
 /** The directory reads the table again only once the change has committed (else it could cache the old row). */
 async function afterCommit<T>(ctx: ManageContext, change: Promise<T>): Promise<T> {
   try {
@@ -133,6 +140,7 @@ export async function createSource(ctx: ManageContext, input: CreateSourceInput)
       current.target = `source:${i.slug}`;
       const box = requireBox(ctx.box);
       const provider = PROVIDERS[i.provider];
+      checkPasted(i.provider, i.secret);
       let options: unknown = {};
       try {
         options = provider.parseOptions ? provider.parseOptions(i.options ?? {}) : {};
@@ -180,6 +188,7 @@ export async function addSourceSecret(ctx: ManageContext, input: AddSecretInput)
       const now = new Date();
       if (i.retireOthersAt && i.retireOthersAt.getTime() < now.getTime() - 60_000)
         throw new ValidationError("The old secrets' end must not be in the past", "retireOthersAt");
+      checkPasted(row.provider as ProviderKind, i.secret);
       const secret = i.secret ?? generateSecret(row.provider as ProviderKind);
       const { id, fingerprint } = await insertSecret(tx, box, i.slug, secret, actor);
       let retired = 0;

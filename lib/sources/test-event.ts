@@ -5,6 +5,7 @@ import { requirePermission } from "@/lib/auth/audited";
 import type { Actor } from "@/lib/auth/roles";
 import { ConflictError, describeError, NotFoundError } from "@/lib/errors";
 import { PROVIDERS } from "@/lib/providers";
+import { isPrototypeKey } from "@/lib/providers/options";
 import type { ProviderKind } from "@/lib/providers/types";
 import { githubIssuesOpened } from "@/lib/samples/github";
 import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
@@ -12,6 +13,7 @@ import { shopifyOrder } from "@/lib/samples/shopify";
 import { slackEventCallback } from "@/lib/samples/slack";
 import { standardEvent } from "@/lib/samples/standard";
 import { stripeThinEvent } from "@/lib/samples/stripe";
+import { optionsMessage } from "./declared";
 import type { SourceDirectory } from "./directory";
 import { activeSecrets, type ResolvedSource } from "./types";
 
@@ -26,13 +28,20 @@ export interface TestEventResult {
   link?: string;
 }
 
-/** Sets a dot path in a plain object (the generic kind's configured fields). */
-function setPath(target: Record<string, unknown>, path: string, value: unknown) {
+type Fields = Record<string, unknown>;
+const fields = (): Fields => Object.create(null) as Fields;
+
+/**
+ * Sets a dot path in the sample's fields. Every object on the way has no prototype and a segment that
+ * would name one is skipped, so a path saved before such paths were refused cannot write outside the sample.
+ */
+function setPath(target: Fields, path: string, value: unknown) {
   const keys = path.split(".");
+  if (keys.some(isPrototypeKey)) return;
   let at = target;
   for (const key of keys.slice(0, -1)) {
-    const next = at[key];
-    at = (at[key] = typeof next === "object" && next !== null ? next : {}) as Record<string, unknown>;
+    const next = Object.hasOwn(at, key) ? at[key] : undefined;
+    at = at[key] = typeof next === "object" && next !== null && !Array.isArray(next) ? (next as Fields) : fields();
   }
   at[keys[keys.length - 1]!] = value;
 }
@@ -72,7 +81,7 @@ export function testEventFor(source: ResolvedSource, eventId: string, now: Date)
         versionPath?: string;
         entity?: { idPath?: string; typePath?: string };
       };
-      const body: Record<string, unknown> = { test: true, sent_by: "Webhook Ledger" };
+      const body = Object.assign(fields(), { test: true, sent_by: "Webhook Ledger" });
       if (o.eventId?.path) setPath(body, o.eventId.path, eventId);
       for (const path of o.eventId?.hashOf ?? []) setPath(body, path, `${eventId}`);
       if (o.eventType?.path) setPath(body, o.eventType.path, "ledger.test");
@@ -100,8 +109,17 @@ export async function sendTestEvent(
     await writeAudit(ctx.db, actor, { ...entry, result: "error", error: err.message });
     throw err;
   };
-  const source = await ctx.sources.find(String(input.slug));
-  if (!source) return fail(new NotFoundError(`no source "${String(input.slug).slice(0, 64)}"`));
+  const found = await ctx.sources.find(String(input.slug));
+  if (!found) return fail(new NotFoundError(`no source "${String(input.slug).slice(0, 64)}"`));
+  let source: ResolvedSource;
+  try {
+    // A row saved under older rules keeps options that no longer parse: say so rather than sign with them.
+    source = { ...found, options: PROVIDERS[found.provider].parseOptions?.(found.options) ?? found.options };
+  } catch (err) {
+    return fail(
+      new ConflictError(`source "${found.slug}" has options that are no longer valid: ${optionsMessage(err)}`),
+    );
+  }
   const now = new Date();
   const secrets = activeSecrets(source, now.getTime());
   const secret = secrets[secrets.length - 1];

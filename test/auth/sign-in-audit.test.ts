@@ -97,6 +97,32 @@ describe("sign-ins and sign-outs in the audit log", () => {
     expect(everything).not.toContain("hunter2");
   });
 
+  it("[audit] a password typed into the email field is not kept: the row says the identifier was malformed", async () => {
+    const auth = testAuth(db);
+    await makeUser(db, "ops");
+    const typed = ["Hunter2-MyRealPassword!", "P@ssw0rd!", "ops@example.com correct horse", "Hunter2@"];
+    for (const [i, email] of typed.entries())
+      expect((await signIn(auth, email, "x", `198.51.100.${20 + i}`)).status).toBeGreaterThanOrEqual(400);
+    const rows = await auditRows();
+    expect(rows.map((r) => [r.action, r.target, r.detail])).toEqual(
+      typed.map((_, i) => ["auth.sign-in-failed", "user:(malformed email)", { ip: `198.51.100.${20 + i}` }]),
+    );
+    const everything = JSON.stringify(rowsOf(await db.execute(sql`select * from audit_log`))).toLowerCase();
+    for (const email of typed) expect(everything).not.toContain(email.toLowerCase());
+    expect(everything).not.toContain("hunter2");
+    expect(everything).not.toContain("ssw0rd");
+  });
+
+  it("[audit] a well-formed address is recorded as tried, apostrophes and plus tags included", async () => {
+    const auth = testAuth(db);
+    for (const email of ["O'Connor+ledger@Example.com", "first.last@sub.example.org"])
+      expect((await signIn(auth, email, "not the password!")).status).toBe(401);
+    expect((await auditRows()).map((r) => r.target)).toEqual([
+      "user:o'connor+ledger@example.com",
+      "user:first.last@sub.example.org",
+    ]);
+  });
+
   it("[audit] the right password for a disabled account is refused and recorded as such", async () => {
     const auth = testAuth(db);
     const admin = await makeUser(db, "admin");

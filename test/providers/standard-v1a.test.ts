@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { standard } from "@/lib/providers/standard";
+import { textAtPath } from "@/lib/providers/options";
 import { STANDARD_LIBRARY_TEST_BODY, standardEvent, standardEventTypedUnderEvent } from "@/test/fixtures/standard";
 import type { SignInput } from "@/lib/providers/types";
 
@@ -262,10 +263,14 @@ describe("standard webhooks: events without type", () => {
     expect(withoutTs.ok && withoutTs.event.entity).toStrictEqual({ type: "subscription", id: "sub_1" });
   });
 
-  it("[standard] a typePath walks own properties only: __proto__ is not a path into Object.prototype", () => {
-    const options = standard.parseOptions?.({ typePath: "__proto__.constructor" });
-    const described = standard.describe(JSON.parse('{"data":{"id":"x"}}'), headers, { options });
-    expect(described.ok && described.event.eventType).toBe("unknown");
+  it("[standard] a typePath through __proto__ is refused, and a path lookup never walks into Object.prototype", () => {
+    expect(() => standard.parseOptions?.({ typePath: "__proto__.constructor" })).toThrow(/__proto__/);
+    const described = standard.describe(JSON.parse('{"data":{"id":"x"}}'), headers, {
+      options: { typePath: "__proto__.constructor" },
+    });
+    expect(described).toMatchObject({ ok: false, reason: expect.stringMatching(/^source options invalid/) });
+    expect(textAtPath(JSON.parse('{"data":{"id":"x"}}'), "__proto__.constructor.name")).toBeUndefined();
+    expect(textAtPath(JSON.parse('{"a":{"constructor":{"name":"own"}}}'), "a.constructor.name")).toBeUndefined();
   });
 });
 

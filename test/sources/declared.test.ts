@@ -31,7 +31,7 @@ describe("SOURCES_FILE", () => {
   it("[sources] the issue's example declares a Stripe source whose secrets come from the named variable", () => {
     const sources = declare(
       [{ slug: "stripe-eu", provider: "stripe", name: "Stripe EU", secretsEnv: "STRIPE_EU_WEBHOOK_SECRET" }],
-      { STRIPE_EU_WEBHOOK_SECRET: "whsec_a, whsec_b" },
+      { STRIPE_EU_WEBHOOK_SECRET: "whsec_eu0000000a, whsec_eu0000000b" },
     );
     expect(sources).toMatchObject([
       {
@@ -42,14 +42,14 @@ describe("SOURCES_FILE", () => {
         origin: { kind: "file", path: FILE, index: 0, secretsEnv: "STRIPE_EU_WEBHOOK_SECRET" },
       },
     ]);
-    expect(sources[0]!.secrets.map((s) => s.value)).toEqual(["whsec_a", "whsec_b"]);
+    expect(sources[0]!.secrets.map((s) => s.value)).toEqual(["whsec_eu0000000a", "whsec_eu0000000b"]);
   });
 
   it("[sources] the six legacy variables still declare the sources named after their kind, before the file's", () => {
     const sources = declare(
       [{ slug: "shop-eu", provider: "shopify", name: "EU shop", secretsEnv: "SHOP_EU" }],
-      { SHOP_EU: "s1" },
-      { STRIPE_WEBHOOK_SECRET: "whsec_legacy", SLACK_SIGNING_SECRET: "slack" },
+      { SHOP_EU: "shop-eu-secret-1" },
+      { STRIPE_WEBHOOK_SECRET: "whsec_legacy0000", SLACK_SIGNING_SECRET: "slack-signing-secret" },
     );
     expect(sources.map((s) => [s.slug, s.provider, s.origin.kind])).toEqual([
       ["stripe", "stripe", "env"],
@@ -60,7 +60,7 @@ describe("SOURCES_FILE", () => {
 
   it("[sources] every error names the offending entry", () => {
     const ok = { slug: "a", provider: "stripe", name: "A", secretsEnv: "A_SECRET" };
-    const vars = { A_SECRET: "x", B_SECRET: "y" };
+    const vars = { A_SECRET: "whsec_a0000000000", B_SECRET: "whsec_b0000000000" };
     expect(error(() => declare("{not json", vars))).toMatch(
       /^SOURCES_FILE \/etc\/ledger\/sources.json: not valid JSON/,
     );
@@ -75,9 +75,9 @@ describe("SOURCES_FILE", () => {
       /entry 2 \("b"\): B_MISSING is not set/,
     );
     expect(error(() => declare([ok, { ...ok }], vars))).toMatch(/entry 2 \("a"\): slug "a" is already declared above/);
-    expect(error(() => declare([{ ...ok, slug: "stripe" }], vars, { STRIPE_WEBHOOK_SECRET: "s" }))).toMatch(
-      /entry 1 \("stripe"\): slug "stripe" is already declared by STRIPE_WEBHOOK_SECRET/,
-    );
+    expect(
+      error(() => declare([{ ...ok, slug: "stripe" }], vars, { STRIPE_WEBHOOK_SECRET: "whsec_s0000000000" })),
+    ).toMatch(/entry 1 \("stripe"\): slug "stripe" is already declared by STRIPE_WEBHOOK_SECRET/);
     expect(error(() => declare([{ ...ok, secret: "inline" }], vars))).toMatch(/entry 1 \("a"\): .*secret/);
     expect(error(() => declare([{ ...ok, provider: "generic" }], vars))).toMatch(/entry 1 \("a"\): options: /);
   });
