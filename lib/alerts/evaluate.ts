@@ -168,7 +168,7 @@ export async function evaluateAlerts(db: Db, input: EvaluateInput): Promise<Eval
         // Turned off: its incidents close without a message (nobody asked to hear about this rule now).
         await tx
           .update(alertIncident)
-          .set({ state: "resolved", resolvedAt: new Date(), resolution: "the rule was turned off" })
+          .set({ state: "resolved", resolvedAt: sql`now()`, resolution: "the rule was turned off" })
           .where(and(eq(alertIncident.rule, name), eq(alertIncident.state, "firing")));
         continue;
       }

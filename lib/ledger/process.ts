@@ -165,7 +165,8 @@ async function applyAndSettle(
       if (!fenced) throw new LeaseMoved(`${done.length - settled} of ${done.length} leases changed before the settle`);
       throw new Error(`the settle found ${settled} of the ${done.length} rows its fence locked`);
     }
-    // The search directory commits with the settle: off the claim path, once per event.
+    // The search directory commits with the settle, written after the settle locked each row and found its lease
+    // (the rule in ./subject-terms.ts): off the claim path, once per event.
     committed = await recordSubjectTerms(
       tx,
       done.map((d) => ({ payload: d.event.payload, subjectIds: d.event.subjectIds })),
@@ -245,31 +246,35 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
   // A permanent failure is dead at once: the retry budget would only burn attempts that cannot succeed.
   const status = kind === "permanent" ? sql`'dead'` : failStatusSql(ctx.policy);
   try {
-    const [row] = rowsOf<{ status: "failed" | "dead" }>(
-      await db.execute(sql`
-        with upd as (
-          update webhook_event_state e set status = ${status}, last_error = ${message}, outcome = 'failed',
-            next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
-            next_trigger = 'auto', next_actor = null
-          where e.source = ${event.source} and e.event_id = ${event.eventId}
-            and e.lease_token = ${event.leaseToken} and e.status = 'processing'
-          returning e.status
-        ), attempt as (
-          insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
-                                       error_kind)
-          select ${event.source}, ${event.eventId}, ${event.attempt}, ${event.trigger}, ${event.actor},
-                 ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
-          from upd
-        )
-        select status from upd`),
-    );
-    if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
-    // A failed or dead event is searched for too. Not atomic with the failure: a lost write here is
-    // written again by the next attempt that ends.
-    await recordSubjectTerms(db, [{ payload: event.payload, subjectIds: event.subjectIds }]).catch((termErr: unknown) =>
-      ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
-    );
-    return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
+    return await db.transaction(async (tx) => {
+      const [row] = rowsOf<{ status: "failed" | "dead" }>(
+        await tx.execute(sql`
+          with upd as (
+            update webhook_event_state e set status = ${status}, last_error = ${message}, outcome = 'failed',
+              next_attempt_at = ${backoffSql(ctx.policy)}, lease_token = null, lease_expires_at = null,
+              next_trigger = 'auto', next_actor = null
+            where e.source = ${event.source} and e.event_id = ${event.eventId}
+              and e.lease_token = ${event.leaseToken} and e.status = 'processing'
+            returning e.status
+          ), attempt as (
+            insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
+                                         error_kind)
+            select ${event.source}, ${event.eventId}, ${event.attempt}, ${event.trigger}, ${event.actor},
+                   ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
+            from upd
+          )
+          select status from upd`),
+      );
+      if (!row) return { ...key, outcome: "lease-lost", error: message, errorKind: kind };
+      // A failed or dead event is searched for too: its terms are written under the row lock the update took
+      // (the rule in ./subject-terms.ts), in a savepoint so that a failed term write never loses the failure.
+      await tx
+        .transaction((sp) => recordSubjectTerms(sp, [{ payload: event.payload, subjectIds: event.subjectIds }]))
+        .catch((termErr: unknown) =>
+          ctx.log?.(`could not record search terms of ${event.source}/${event.eventId}: ${describeError(termErr)}`),
+        );
+      return { ...key, outcome: row.status === "dead" ? "dead" : "failed", error: message, errorKind: kind };
+    });
   } catch (recordErr) {
     // The database is gone too: the lease will expire and the reaper will count this attempt.
     ctx.log?.(`could not record failure of ${event.source}/${event.eventId}: ${describeError(recordErr)}`);

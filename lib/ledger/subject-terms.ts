@@ -163,8 +163,14 @@ export interface TermSource {
  * Adds the directory terms of these events: their customer ids, emails and subscription ids (DIRECTORY_ID_FIELDS,
  * by shape) and what extractSubjectTerms finds in the payload (which wins for the same term and subject). One statement, rows in
  * (term, subject) order so that two batches adding the same new terms wait on each other, never deadlock.
- * Runs in the worker's settle transaction (and after a failed attempt), never in the claim. The ids are
- * classified here, not in SQL: a regex per id per shape was most of this statement's time (bench:worker).
+ * Never in the claim. The ids are classified here, not in SQL: a regex per id per shape was most of this
+ * statement's time (bench:worker).
+ *
+ * The rule that keeps an erased subject out of the directory, whatever the interleaving: terms are written only in
+ * a transaction that holds a lock on the event's row and found it still as read (the settle's or the failure's update
+ * on its lease; the rebuild's FOR SHARE), and an erasure, which locks those rows first, deletes terms in a statement
+ * of its own after that (lib/retention/erase.ts). A writer that locked first has committed when that statement
+ * starts, so it sees the terms; one that comes after finds the lease gone or the payload redacted.
  *
  * With a `cache` (./term-cache.ts), rows it holds are not sent, and the returned function remembers this call's
  * rows: call it once the transaction has committed (a rolled-back insert left nothing to remember).
@@ -269,15 +275,20 @@ export async function backfillSubjectTerms(
   opts: { after?: EventKey; limit?: number } = {},
 ): Promise<{ events: number; next?: EventKey }> {
   const limit = opts.limit ?? 500;
-  const after = opts.after ? sql`where (source, event_id) > (${opts.after.source}, ${opts.after.eventId})` : sql``;
-  const rows = rowsOf<EventKey & TermSource>(
-    await db.execute(sql`
-      select source, event_id as "eventId", ${payloadSql("e")} as payload, subject_ids as "subjectIds"
-      from webhook_event e ${after}
-      order by source, event_id
-      limit ${limit}`),
-  );
-  await recordSubjectTerms(db, rows);
+  const after = opts.after ? sql`where (b.source, b.event_id) > (${opts.after.source}, ${opts.after.eventId})` : sql``;
+  // The bodies read under a share lock, held until the terms are in (the rule above): an erasure waits for the page.
+  const rows = await db.transaction(async (tx) => {
+    const page = rowsOf<EventKey & TermSource>(
+      await tx.execute(sql`
+        select b.source, b.event_id as "eventId", ${payloadSql("b")} as payload, b.subject_ids as "subjectIds"
+        from webhook_event_body b ${after}
+        order by b.source, b.event_id
+        limit ${limit}
+        for share`),
+    );
+    await recordSubjectTerms(tx, page);
+    return page;
+  });
   const last = rows[rows.length - 1];
   return {
     events: rows.length,

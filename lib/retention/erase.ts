@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db, type Tx } from "@/db/client";
+import { pgArray } from "@/db/pg-array";
 import { writeAudit } from "@/lib/audit";
 import { audited } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
@@ -82,7 +83,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
   const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${pattern}, '[erased]', 'gi')`;
   // Before the directory loses rows: a worker that remembers rows as present sends them again from now on.
   await tx.execute(sql`select nextval('subject_term_epoch')`);
-  await tx.execute(sql`
+  const done = await tx.execute(sql`
     with hit as (
       -- Both halves locked in key order; the view cannot be locked through its outer join.
       select b.source, b.event_id, b.subject_ids, s.status
@@ -124,13 +125,14 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
       from hit h
       where a.source = h.source and a.event_id = h.event_id and a.error ~* ${pattern}
       returning 1
-    ), terms as (
-      delete from subject_term t
-      where t.subject in (select unnest(h.subject_ids) from hit h union select ${subject}::text)
-      returning 1
     )
     select (select count(*) from events) as events, (select count(*) from timeline) as transitions,
-           (select count(*) from attempts) as attempts, (select count(*) from terms) as terms`);
+           (select count(*) from attempts) as attempts,
+           array(select distinct unnest(h.subject_ids) from hit h)::text[] as subjects`);
+  // A statement of its own, after the one that locked the events: its snapshot (READ COMMITTED) sees every term an
+  // attempt holding one of those rows wrote before it let go (the rule in lib/ledger/subject-terms.ts).
+  const subjects = [...new Set([...(rowsOf<{ subjects: string[] }>(done)[0]?.subjects ?? []), subject])];
+  await tx.execute(sql`delete from subject_term where subject = any(${pgArray(subjects, "text")})`);
   return counts;
 }
 

@@ -1,7 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { cutoffs, type Cutoffs, type RetentionSettings } from "./settings";
+import { daysAgo, type RetentionSettings } from "./settings";
+
+/** The instants before which each kind of row goes, as of the database's clock now. */
+export interface Cutoffs {
+  events: Date;
+  tombstones: Date;
+  replayRuns: Date;
+  /** Undefined: audit rows are kept. */
+  audit?: Date;
+}
 
 export interface RetentionPreview {
   cutoffs: Cutoffs;
@@ -21,10 +30,9 @@ export interface RetentionPreview {
   keptUnsettled: number;
 }
 
-const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
-const prunable = (before: Date, alias = "e") =>
-  sql`${sql.raw(alias)}.status = 'settled' and ${sql.raw(alias)}.received_at < ${ts(before)}
-      and coalesce(${sql.raw(alias)}.settled_at, ${sql.raw(alias)}.received_at) < ${ts(before)}`;
+const prunable = (days: number, alias = "e") =>
+  sql`${sql.raw(alias)}.status = 'settled' and ${sql.raw(alias)}.received_at < ${daysAgo(days)}
+      and coalesce(${sql.raw(alias)}.settled_at, ${sql.raw(alias)}.received_at) < ${daysAgo(days)}`;
 
 /** `count(*)` of a query's rows, stopping at `cap` when one is given (a console page must stay fast). */
 const counted = (from: SQL, cap?: number) =>
@@ -47,14 +55,13 @@ export const oldestSettledSql = (): SQL =>
 export async function previewRetention(
   db: Db,
   s: RetentionSettings,
-  opts: { cap?: number; now?: Date } = {},
+  opts: { cap?: number } = {},
 ): Promise<RetentionPreview> {
-  const cut = cutoffs(s, opts.now);
   const { cap } = opts;
   const children = (table: string) =>
     sql`(select count(*)::int from ${sql.identifier(table)} c
          where exists (select 1 from webhook_event e where e.source = c.source and e.event_id = c.event_id
-                       and ${prunable(cut.events)}))`;
+                       and ${prunable(s.retentionDays)}))`;
   // These counts have no cap, so a capped (console) preview leaves them out.
   const rowCounts =
     cap === undefined
@@ -65,17 +72,25 @@ export async function previewRetention(
       : sql``;
   const [row] = rowsOf<Record<string, number | string | null>>(
     await db.execute(sql`
-      select ${counted(sql`webhook_event e where ${prunable(cut.events)}`, cap)} as events,
-             ${counted(sql`webhook_tombstone where received_at < ${ts(cut.tombstones)}`, cap)} as tombstones,
-             ${counted(sql`replay_run where status <> 'running' and coalesce(finished_at, started_at) < ${ts(cut.replayRuns)}`, cap)} as replay_runs,
-             ${cut.audit ? counted(sql`audit_log where at < ${ts(cut.audit)}`, cap) : sql`0`} as audit_rows,
-             ${counted(sql`webhook_event where status in ('failed', 'dead') and received_at < ${ts(cut.events)}`, cap)} as kept_unsettled,
-             (${oldestSettledSql()})::text as oldest
+      select ${counted(sql`webhook_event e where ${prunable(s.retentionDays)}`, cap)} as events,
+             ${counted(sql`webhook_tombstone where received_at < ${daysAgo(s.tombstoneDays)}`, cap)} as tombstones,
+             ${counted(sql`replay_run where status <> 'running' and coalesce(finished_at, started_at) < ${daysAgo(s.replayDays)}`, cap)} as replay_runs,
+             ${s.auditDays > 0 ? counted(sql`audit_log where at < ${daysAgo(s.auditDays)}`, cap) : sql`0`} as audit_rows,
+             ${counted(sql`webhook_event where status in ('failed', 'dead') and received_at < ${daysAgo(s.retentionDays)}`, cap)} as kept_unsettled,
+             (${oldestSettledSql()})::text as oldest,
+             ${daysAgo(s.retentionDays)}::text as events_before, ${daysAgo(s.tombstoneDays)}::text as tombstones_before,
+             ${daysAgo(s.replayDays)}::text as replay_runs_before, ${daysAgo(s.auditDays)}::text as audit_before
              ${rowCounts}`),
   );
   const n = (k: string) => Number(row?.[k] ?? 0);
+  const at = (k: string) => new Date(String(row?.[k]));
   return {
-    cutoffs: cut,
+    cutoffs: {
+      events: at("events_before"),
+      tombstones: at("tombstones_before"),
+      replayRuns: at("replay_runs_before"),
+      audit: s.auditDays > 0 ? at("audit_before") : undefined,
+    },
     events: n("events"),
     ...(cap === undefined
       ? { deliveries: n("deliveries"), attempts: n("attempts"), transitions: n("transitions") }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
-import { pauseAfter, type RetentionSettings } from "./settings";
+import { daysAgo, pauseAfter, type RetentionSettings } from "./settings";
 
 export interface PruneCounts {
   events: number;
@@ -27,8 +27,13 @@ export const noCounts = (): PruneCounts => ({
 /** Where the walk of the settled range stands: received_at as PostgreSQL's own text (microseconds), id, source. */
 type Cursor = [at: string, eventId: string, source: string];
 
+/** Settled events received and settled more than `days` ago by the database's clock (`alias` names the row). */
+const prunable = (days: number, alias: string) =>
+  sql`${sql.raw(alias)}.status = 'settled' and ${sql.raw(alias)}.received_at < ${daysAgo(days)}
+      and coalesce(${sql.raw(alias)}.settled_at, ${sql.raw(alias)}.received_at) < ${daysAgo(days)}`;
+
 /** The tombstones of the next batch of prunable events, committed; returns the batch's keys and that commit's xid. */
-async function writeTombstones(db: Db, before: Date, cursor: Cursor | undefined, limit: number) {
+async function writeTombstones(db: Db, days: number, cursor: Cursor | undefined, limit: number) {
   const after = cursor
     ? sql`and (received_at, event_id, source) > (${cursor[0]}::timestamptz, ${cursor[1]}, ${cursor[2]})`
     : sql``;
@@ -36,11 +41,9 @@ async function writeTombstones(db: Db, before: Date, cursor: Cursor | undefined,
     await db.execute(sql`
       with victims as (
         select source, event_id, received_at, body_sha256, body_is_key
-        from webhook_event
-        where status = 'settled'
-          and received_at < ${before.toISOString()}::timestamptz
+        from webhook_event e
+        where ${prunable(days, "e")}
           ${after}
-          and coalesce(settled_at, received_at) < ${before.toISOString()}::timestamptz
         order by received_at, event_id, source
         limit ${limit}
       ), tombstone as (
@@ -89,8 +92,11 @@ const deleteVictims = (table: string) =>
       where x.source = v.source and x.event_id = v.event_id
       returning 1`;
 
-/** Delete the batch's events still settled and not locked, with their deliveries, attempts and timeline rows. */
-async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]) {
+/**
+ * Delete the batch's events still prunable (a requeue may have settled one again since) and not locked, with their
+ * deliveries, attempts and timeline rows.
+ */
+async function deleteEvents(db: Db, days: number, keys: { source: string; event_id: string }[]) {
   const [row] = rowsOf<Omit<PruneCounts, "tombstones" | "replayRuns" | "auditRows" | "batches">>(
     await db.execute(sql`
       with victims as (
@@ -98,7 +104,7 @@ async function deleteEvents(db: Db, keys: { source: string; event_id: string }[]
         from webhook_event_state e
         join json_to_recordset(${JSON.stringify(keys)}::text::json) as k(source text, event_id text)
           on e.source = k.source and e.event_id = k.event_id
-        where e.status = 'settled'
+        where ${prunable(days, "e")}
         for update of e skip locked
       ),
       deliveries as (${deleteVictims("webhook_delivery")}),
@@ -117,7 +123,7 @@ export class SnapshotWaitError extends Error {
 }
 
 /**
- * Prune settled events received (and settled) before `before`, oldest first, a batch at a time: tombstones in
+ * Prune settled events received (and settled) more than `s.retentionDays` ago, oldest first, a batch at a time: tombstones in
  * one statement, then the rows in another, each its own short transaction. Keyset-walks the status index, so a
  * batch never rescans what earlier ones deleted. Failed and dead events are never touched; a settled row a
  * worker or a requeue holds is skipped (its tombstone stays, which changes nothing: the event still exists).
@@ -125,7 +131,6 @@ export class SnapshotWaitError extends Error {
 export async function pruneSettledEvents(
   db: Db,
   s: RetentionSettings,
-  before: Date,
   opts: { signal?: AbortSignal; onBatch?: (counts: PruneCounts) => Promise<void> | void } = {},
 ): Promise<PruneCounts> {
   const total = noCounts();
@@ -133,7 +138,7 @@ export async function pruneSettledEvents(
   let analyzedAt = 0;
   while (!opts.signal?.aborted) {
     const started = performance.now();
-    const batch = await writeTombstones(db, before, cursor, s.batchSize);
+    const batch = await writeTombstones(db, s.retentionDays, cursor, s.batchSize);
     const last = batch[batch.length - 1];
     if (!last) break;
     if (!(await waitForOlderSnapshots(db, last.xid, s.snapshotWaitMs, opts.signal))) {
@@ -143,7 +148,7 @@ export async function pruneSettledEvents(
           "its events keep their rows until the next run",
       );
     }
-    const done = await deleteEvents(db, batch);
+    const done = await deleteEvents(db, s.retentionDays, batch);
     total.events += done.events;
     total.deliveries += done.deliveries;
     total.attempts += done.attempts;
@@ -191,26 +196,19 @@ async function deleteInBatches(
   return n;
 }
 
-export const pruneTombstones = (db: Db, before: Date, limit: number, signal?: AbortSignal) =>
-  deleteInBatches(
-    db,
-    "webhook_tombstone",
-    "ctid",
-    sql`received_at < ${before.toISOString()}::timestamptz`,
-    limit,
-    signal,
-  );
+export const pruneTombstones = (db: Db, days: number, limit: number, signal?: AbortSignal) =>
+  deleteInBatches(db, "webhook_tombstone", "ctid", sql`received_at < ${daysAgo(days)}`, limit, signal);
 
 /** Finished runs only: a running one (even a stale one) is the resumer's, not retention's. */
-export const pruneReplayRuns = (db: Db, before: Date, limit: number, signal?: AbortSignal) =>
+export const pruneReplayRuns = (db: Db, days: number, limit: number, signal?: AbortSignal) =>
   deleteInBatches(
     db,
     "replay_run",
     "id",
-    sql`status <> 'running' and coalesce(finished_at, started_at) < ${before.toISOString()}::timestamptz`,
+    sql`status <> 'running' and coalesce(finished_at, started_at) < ${daysAgo(days)}`,
     limit,
     signal,
   );
 
-export const pruneAuditLog = (db: Db, before: Date, limit: number, signal?: AbortSignal) =>
-  deleteInBatches(db, "audit_log", "id", sql`at < ${before.toISOString()}::timestamptz`, limit, signal);
+export const pruneAuditLog = (db: Db, days: number, limit: number, signal?: AbortSignal) =>
+  deleteInBatches(db, "audit_log", "id", sql`at < ${daysAgo(days)}`, limit, signal);

@@ -11,7 +11,7 @@ import {
   type PruneCounts,
 } from "./prune";
 import { finishRetentionRun, recordRetentionProgress, startRetentionRun } from "./runs";
-import { cutoffs, type RetentionSettings } from "./settings";
+import { daysAgo, type RetentionSettings } from "./settings";
 
 export interface RetentionRunOptions {
   /** Who started it: "worker@host:pid" for the schedule, "cli:<user>" for `npm run prune`. */
@@ -20,12 +20,12 @@ export interface RetentionRunOptions {
   /** Skip when a run started this recently (the schedule, with several instances); the CLI always runs. */
   minIntervalMs?: number;
   onProgress?: (counts: PruneCounts) => void;
-  now?: Date;
 }
 
 /**
- * One retention run: settled events (with tombstones), then expired tombstones, finished replay runs, old audit
- * rows and old runs of its own, each in small batches. Its row holds the counts as it goes; stopped by the
+ * One retention run: expired tombstones, then settled events (with tombstones), finished replay runs, old audit
+ * rows and old runs of its own, each in small batches, each cutoff the database's clock (./settings.ts daysAgo).
+ * Expired tombstones go first, so none is deleted by the run that wrote it. Its row holds the counts as it goes; stopped by the
  * signal it is `cancelled` with what it did so far. Undefined when another run is going (or went recently).
  */
 export async function runRetention(
@@ -33,8 +33,7 @@ export async function runRetention(
   s: RetentionSettings,
   opts: RetentionRunOptions,
 ): Promise<RetentionRun | undefined> {
-  const cut = cutoffs(s, opts.now);
-  const run = await startRetentionRun(db, opts.actor, cut, { minIntervalMs: opts.minIntervalMs });
+  const run = await startRetentionRun(db, opts.actor, s, { minIntervalMs: opts.minIntervalMs });
   if (!run) return undefined;
   const counts = noCounts();
   const progress = async (c: Partial<PruneCounts>) => {
@@ -44,16 +43,20 @@ export async function runRetention(
   };
   const limit = Math.max(s.batchSize, 1000);
   try {
-    await pruneSettledEvents(db, s, cut.events, { signal: opts.signal, onBatch: (c) => progress(c) });
+    await progress({ tombstones: await pruneTombstones(db, s.tombstoneDays, limit, opts.signal) });
     if (!opts.signal?.aborted)
-      await progress({ tombstones: await pruneTombstones(db, cut.tombstones, limit, opts.signal) });
+      await pruneSettledEvents(db, s, {
+        signal: opts.signal,
+        onBatch: ({ events, deliveries, attempts, transitions, batches }) =>
+          progress({ events, deliveries, attempts, transitions, batches }),
+      });
     if (!opts.signal?.aborted)
-      await progress({ replayRuns: await pruneReplayRuns(db, cut.replayRuns, limit, opts.signal) });
-    if (cut.audit && !opts.signal?.aborted)
-      await progress({ auditRows: await pruneAuditLog(db, cut.audit, limit, opts.signal) });
+      await progress({ replayRuns: await pruneReplayRuns(db, s.replayDays, limit, opts.signal) });
+    if (s.auditDays > 0 && !opts.signal?.aborted)
+      await progress({ auditRows: await pruneAuditLog(db, s.auditDays, limit, opts.signal) });
     // Its own history: runs that describe data long gone.
     await db.execute(
-      sql`delete from retention_run where status <> 'running' and started_at < ${cut.events.toISOString()}::timestamptz`,
+      sql`delete from retention_run where status <> 'running' and started_at < ${daysAgo(s.retentionDays)}`,
     );
     return await finishRetentionRun(db, run.id, opts.signal?.aborted ? "cancelled" : "succeeded", counts);
   } catch (err) {

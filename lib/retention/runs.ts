@@ -3,7 +3,7 @@ import { rowsOf, type Db } from "@/db/client";
 import { retentionRun, type RetentionRun } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import type { PruneCounts } from "./prune";
-import type { Cutoffs } from "./settings";
+import { daysAgo, type RetentionSettings } from "./settings";
 
 // Namespace of the advisory lock that serialises starting a run (two-key form, apart from other locks).
 const RUN_LOCK_SPACE = 73126042;
@@ -19,7 +19,7 @@ export const RUN_STALE_MS = 5 * 60_000;
 export async function startRetentionRun(
   db: Db,
   actor: string,
-  cut: Cutoffs,
+  s: Pick<RetentionSettings, "retentionDays" | "tombstoneDays">,
   opts: { minIntervalMs?: number } = {},
 ): Promise<RetentionRun | undefined> {
   return db.transaction(async (tx) => {
@@ -38,7 +38,7 @@ export async function startRetentionRun(
     if (busy) return undefined;
     const [run] = await tx
       .insert(retentionRun)
-      .values({ actor, eventsBefore: cut.events, tombstonesBefore: cut.tombstones })
+      .values({ actor, eventsBefore: daysAgo(s.retentionDays), tombstonesBefore: daysAgo(s.tombstoneDays) })
       .returning();
     return run;
   });

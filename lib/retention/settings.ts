@@ -1,3 +1,4 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { Env } from "@/lib/env";
 
 /** What retention keeps and how it prunes, from the Env (or a test's own values). */
@@ -42,16 +43,8 @@ export function pauseAfter(s: Pick<RetentionSettings, "pauseMs" | "dutyPercent">
   return Math.max(s.pauseMs, Math.ceil((batchMs * (100 - duty)) / duty));
 }
 
-const DAY_MS = 86_400_000;
-
-/** The instants before which each kind of row goes, as of `now`. */
-export function cutoffs(s: RetentionSettings, now = new Date()) {
-  const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
-  return {
-    events: before(s.retentionDays),
-    tombstones: before(s.tombstoneDays),
-    replayRuns: before(s.replayDays),
-    audit: s.auditDays > 0 ? before(s.auditDays) : undefined,
-  };
-}
-export type Cutoffs = ReturnType<typeof cutoffs>;
+/**
+ * The instant `days` before PostgreSQL's now(), for the statement that deletes to compare with: every retention
+ * cutoff is the database's clock, never this host's (a host whose clock ran ahead would prune what it must keep).
+ */
+export const daysAgo = (days: number): SQL => sql`(now() - make_interval(days => ${days}::int))`;

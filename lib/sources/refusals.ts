@@ -51,12 +51,13 @@ export function createRefusalRecorder(opts: RecorderOptions): RefusalRecorder {
   const flushMs = opts.flushMs ?? 1000;
   const maxQueue = opts.maxQueue ?? 1000;
   const perGroup = opts.maxRowsPerGroup ?? 5;
-  let queue: { refusal: Refusal; at: Date }[] = [];
+  // `at`: performance.now() when refused; written as the database's now() less its age (see write).
+  let queue: { refusal: Refusal; at: number }[] = [];
   let overflow = 0;
   let dropped = 0;
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
-  let lastTrim = 0;
+  let lastTrim = -Infinity;
 
   const schedule = () => {
     timer ??= setTimeout(() => {
@@ -66,8 +67,8 @@ export function createRefusalRecorder(opts: RecorderOptions): RefusalRecorder {
     timer.unref?.();
   };
 
-  const write = async (batch: { refusal: Refusal; at: Date }[], extra: number) => {
-    const groups = new Map<string, { refusal: Refusal; at: Date; count: number }[]>();
+  const write = async (batch: { refusal: Refusal; at: number }[], extra: number) => {
+    const groups = new Map<string, { refusal: Refusal; at: number; count: number }[]>();
     for (const item of batch) {
       const key = `${item.refusal.source}\u0000${item.refusal.reason}\u0000${item.refusal.signatureHeader ?? ""}`;
       const rows = groups.get(key) ?? [];
@@ -79,10 +80,12 @@ export function createRefusalRecorder(opts: RecorderOptions): RefusalRecorder {
     if (extra > 0 && rows.length > 0) rows[rows.length - 1]!.count += extra;
     if (rows.length === 0) return;
     const db = await opts.getDb();
+    const written = performance.now();
     await db.insert(webhookRefusal).values(
       rows.map(({ refusal: r, at, count }) => ({
         source: r.source,
-        at,
+        // The database's clock, not this host's: the trim below compares `at` with it.
+        at: sql`now() - make_interval(secs => ${(written - at) / 1000}::float8)`,
         reason: r.reason,
         detail: r.detail.slice(0, 300),
         status: r.status,
@@ -92,8 +95,8 @@ export function createRefusalRecorder(opts: RecorderOptions): RefusalRecorder {
         count,
       })),
     );
-    if (Date.now() - lastTrim > 60_000) {
-      lastTrim = Date.now();
+    if (performance.now() - lastTrim > 60_000) {
+      lastTrim = performance.now();
       await trimRefusals(db, { keepDays: opts.keepDays ?? 7, maxRowsPerSource: opts.maxRowsPerSource ?? 10_000 });
     }
   };
@@ -116,7 +119,7 @@ export function createRefusalRecorder(opts: RecorderOptions): RefusalRecorder {
     record(refusal) {
       // Past the bound a refusal is not itemised, only counted (on the last row of the flush).
       if (queue.length >= maxQueue) overflow += 1;
-      else queue.push({ refusal, at: new Date() });
+      else queue.push({ refusal, at: performance.now() });
       schedule();
     },
     flush,

@@ -8,7 +8,6 @@ import { getRetentionPreview, previewRetention } from "@/lib/retention/preview";
 import { pruneSettledEvents, SnapshotWaitError } from "@/lib/retention/prune";
 import { runRetention } from "@/lib/retention/run";
 import { listRetentionRuns, startRetentionRun } from "@/lib/retention/runs";
-import { cutoffs } from "@/lib/retention/settings";
 import { claimOne } from "@/test/claim";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import { depsFor, post } from "../receiver/harness";
@@ -140,8 +139,7 @@ describe("retention", () => {
   });
 
   it("[retention] one run at a time: a run is skipped while another runs, or when one started within the interval", async () => {
-    const cut = cutoffs(settings());
-    const first = await startRetentionRun(db, "a", cut);
+    const first = await startRetentionRun(db, "a", settings());
     expect(first).toBeDefined();
     expect(await runRetention(db, settings(), { actor: "b" })).toBeUndefined();
     await db.execute(sql`update retention_run set status = 'succeeded', finished_at = now()`);
@@ -149,7 +147,7 @@ describe("retention", () => {
     const second = await runRetention(db, settings(), { actor: "b" });
     expect(second).toMatchObject({ actor: "b", status: "succeeded" });
     // A running row whose heartbeat stopped belongs to a dead process: closed as failed, and not in the way.
-    await startRetentionRun(db, "c", cut);
+    await startRetentionRun(db, "c", settings());
     await db.execute(sql`update retention_run set heartbeat_at = now() - interval '1 hour' where actor = 'c'`);
     expect(await runRetention(db, settings(), { actor: "d" })).toMatchObject({ status: "succeeded" });
     const runs = await listRetentionRuns(db, support, 10);
@@ -165,22 +163,23 @@ describe("retention", () => {
     const [body] = await settledHistory(1);
     await age(db, 100);
     const old = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
     try {
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
+      let snapshotTaken!: () => void;
+      const taken = new Promise<void>((r) => (snapshotTaken = r));
       let claimedInOld: unknown;
       const txn = old.begin("isolation level repeatable read", async (tx) => {
         await tx`select 1 from webhook_event limit 1`; // the snapshot is taken here, before any tombstone
+        snapshotTaken();
         await held;
         // The claim statement as the old snapshot runs it: the event row is alive there, so it conflicts.
         const [row] = await tx<{ n: number }[]>`
           select count(*)::int as n from webhook_event where source = 'stripe' and event_id = 'evt_1'`;
         claimedInOld = row?.n;
       });
-      await new Promise((r) => setTimeout(r, 50));
-      await expect(
-        pruneSettledEvents(db, settings({ snapshotWaitMs: 300 }), cutoffs(settings()).events),
-      ).rejects.toThrow(SnapshotWaitError);
+      await taken;
+      await expect(pruneSettledEvents(db, settings({ snapshotWaitMs: 300 }))).rejects.toThrow(SnapshotWaitError);
       expect(await tableCounts(db)).toMatchObject({ events: 1, tombstones: 1 });
       // Meanwhile a new claim (a fresh snapshot) already sees the tombstone: a duplicate.
       const retry = await claimOne(db, {
@@ -194,10 +193,11 @@ describe("retention", () => {
       release();
       await txn;
       expect(claimedInOld).toBe(1);
-      const done = await pruneSettledEvents(db, settings(), cutoffs(settings()).events);
+      const done = await pruneSettledEvents(db, settings());
       expect(done.events).toBe(1);
       expect(await tableCounts(db)).toMatchObject({ events: 0, tombstones: 1 });
     } finally {
+      release(); // a failed expectation must not leave the old transaction open, or end() waits for it
       await old.end();
     }
   });
@@ -230,11 +230,7 @@ describe("retention", () => {
       }
       await claimAll();
     })();
-    const done = await pruneSettledEvents(
-      db,
-      settings({ batchSize: 2, pauseMs: 5 }),
-      cutoffs(settings()).events,
-    ).finally(() => {
+    const done = await pruneSettledEvents(db, settings({ batchSize: 2, pauseMs: 5 })).finally(() => {
       pruning = false;
     });
     await racer;
