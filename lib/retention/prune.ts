@@ -35,7 +35,7 @@ async function writeTombstones(db: Db, before: Date, cursor: Cursor | undefined,
   return rowsOf<{ source: string; event_id: string; at: string; xid: string }>(
     await db.execute(sql`
       with victims as (
-        select source, event_id, received_at, body_sha256, body_is_key
+        select source, event_id, received_at, body_sha256, body_is_key, body_scope
         from webhook_event
         where status = 'settled'
           and received_at < ${before.toISOString()}::timestamptz
@@ -44,9 +44,10 @@ async function writeTombstones(db: Db, before: Date, cursor: Cursor | undefined,
         order by received_at, event_id, source
         limit ${limit}
       ), tombstone as (
-        insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key)
+        insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key, body_scope)
+        -- The body key keeps its scope, so a pruned Shopify topic still never drops another (lib/intake/claim.ts).
         select source, event_id, received_at, decode(body_sha256, 'hex'),
-               body_sha256 is not null and (coalesce(body_is_key, false) or source in ('github', 'shopify'))
+               body_sha256 is not null and coalesce(body_is_key, false), body_scope
         from victims
         order by source, event_id
         on conflict (source, event_id) do nothing

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILT_IN_HANDLERS, handlerLookup } from "@/lib/handlers/registry";
 import { getEventDetail } from "@/lib/ledger/event-detail";
 import { PROVIDERS } from "@/lib/providers";
 import { setupTestDb } from "../db";
@@ -79,7 +80,7 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     ]);
   });
 
-  it("[receiver] a captured Shopify delivery re-sent on its topic under new event and webhook ids is a duplicate, recorded on the event it copies", async () => {
+  it("[receiver] a captured Shopify delivery re-sent on its topic under new ids is a duplicate, recorded on the event it copies", async () => {
     const capture = signShopify(order, TEST_SECRETS.shopify, { eventId: "e-1", topic: "orders/paid" });
     const forged = signShopify(order, TEST_SECRETS.shopify, { eventId: "e-forged", topic: "orders/paid" });
     expect([await send("shopify", capture), await send("shopify", forged)]).toEqual([
@@ -106,7 +107,7 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     expect((await events("github")).map((e) => e.event_type)).toEqual(["issues.opened"]);
   });
 
-  it("[receiver] a generic source with its event id and type in unsigned headers stores one event for a signed body re-sent under new ids and types", async () => {
+  it("[receiver] a generic source with id and type in unsigned headers stores one event for a signed body re-sent under new ids and types", async () => {
     const body = JSON.stringify({ invoice: "inv_1", amount: 500 });
     const answers = [];
     for (const [id, type] of [
@@ -116,7 +117,7 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     ] as const)
       answers.push(await send("acme", signAcme(body, id, type)));
     expect(answers.map((a) => a.duplicate)).toEqual([false, true, true]);
-    await drain(db, testSettings());
+    await drain(db, testSettings(), { handlers: handlerLookup(BUILT_IN_HANDLERS, () => "generic") });
     expect(await events("acme")).toEqual([{ event_id: "a-1", event_type: "invoice.paid", status: "settled" }]);
     // A new body is a new event, whatever its headers say.
     expect((await send("acme", signAcme(JSON.stringify({ invoice: "inv_2" }), "a-1b", "invoice.paid"))).duplicate).toBe(
@@ -129,7 +130,9 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     expect((await send("shopify", capture)).duplicate).toBe(false);
     // Half re-sent as captured, half under new ids (a body-key duplicate of the same event), 8 at a time.
     const replays = Array.from({ length: 120 }, (_, n) =>
-      n % 2 === 0 ? capture : signShopify(order, TEST_SECRETS.shopify, { eventId: `e-new-${n}`, topic: "orders/create" }),
+      n % 2 === 0
+        ? capture
+        : signShopify(order, TEST_SECRETS.shopify, { eventId: `e-new-${n}`, topic: "orders/create" }),
     );
     for (let n = 0; n < replays.length; n += 8) {
       const answers = await Promise.all(replays.slice(n, n + 8).map((d) => send("shopify", d)));
@@ -144,14 +147,11 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     );
     expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(["e-flood:orders/create"]));
     expect(rows.filter((r) => r.claimed)).toHaveLength(1);
-    expect(rows.length).toBeLessThanOrEqual(11);
+    expect(rows).toHaveLength(11);
 
     const ops = { id: "u1", email: "ops@example.com", role: "ops" } as const;
-    const detail = await getEventDetail(
-      db,
-      ops,
-      { source: "shopify", eventId: "e-flood:orders/create" },
-      () => Promise.resolve(undefined),
+    const detail = await getEventDetail(db, ops, { source: "shopify", eventId: "e-flood:orders/create" }, () =>
+      Promise.resolve(undefined),
     );
     expect(detail.deliveryCount).toBe(122);
     expect(detail.deliveries.length).toBe(rows.length);

@@ -12,7 +12,7 @@ import { cutoffs } from "@/lib/retention/settings";
 import { claimOne } from "@/test/claim";
 import { setupTestDb } from "../db";
 import { depsFor, post } from "../receiver/harness";
-import { signGithub, TEST_SECRETS } from "../sign";
+import { signGithub, signShopify, TEST_SECRETS } from "../sign";
 import { drain, testSettings } from "../worker/helpers";
 import { age, deliverStripe, settings, tableCounts } from "./helpers";
 
@@ -111,6 +111,26 @@ describe("retention", () => {
     expect((await tableCounts(db)).events).toBe(0);
   });
 
+  it("[retention] a pruned Shopify event's tombstone keeps its topic: its capture re-sent is a duplicate, its body on another topic a new event", async () => {
+    const body = JSON.stringify({ id: 450789469, email: "jon@example.com", updated_at: "2026-11-01T10:00:00-05:00" });
+    const deliver = (eventId: string, topic: string) =>
+      post(depsFor(db), "shopify", signShopify(body, TEST_SECRETS.shopify, { eventId, topic }));
+    expect((await deliver("e-1", "orders/create")).body).toMatchObject({ duplicate: false });
+    await drain(db, testSettings());
+    await age(db, 100);
+    await runRetention(db, settings(), { actor: "test" });
+    expect((await tableCounts(db)).events).toBe(0);
+
+    expect((await deliver("e-forged", "orders/create")).body).toMatchObject({ duplicate: true });
+    expect((await deliver("e-1", "orders/paid")).body).toMatchObject({ duplicate: false });
+    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event`));
+    expect(events.map((e) => e.event_id)).toEqual(["e-1:orders/paid"]);
+    const tombstones = rowsOf<{ body_key: boolean; body_scope: string }>(
+      await db.execute(sql`select body_key, body_scope from webhook_tombstone`),
+    );
+    expect(tombstones).toEqual([{ body_key: true, body_scope: "orders/create" }]);
+  });
+
   it("[retention] expired tombstones, finished replay runs and old audit rows go; a running replay run stays", async () => {
     await db.execute(sql`insert into webhook_tombstone (source, event_id, received_at) values
       ('stripe', 'evt_old', now() - interval '500 days'), ('stripe', 'evt_kept', now() - interval '200 days')`);
@@ -168,16 +188,19 @@ describe("retention", () => {
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
+      let snapshotTaken!: () => void;
+      const taken = new Promise<void>((r) => (snapshotTaken = r));
       let claimedInOld: unknown;
       const txn = old.begin("isolation level repeatable read", async (tx) => {
         await tx`select 1 from webhook_event limit 1`; // the snapshot is taken here, before any tombstone
+        snapshotTaken();
         await held;
         // The claim statement as the old snapshot runs it: the event row is alive there, so it conflicts.
         const [row] = await tx<{ n: number }[]>`
           select count(*)::int as n from webhook_event where source = 'stripe' and event_id = 'evt_1'`;
         claimedInOld = row?.n;
       });
-      await new Promise((r) => setTimeout(r, 50));
+      await taken;
       await expect(
         pruneSettledEvents(db, settings({ snapshotWaitMs: 300 }), cutoffs(settings()).events),
       ).rejects.toThrow(SnapshotWaitError);
