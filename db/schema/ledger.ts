@@ -66,10 +66,15 @@ const bodyColumns = () => ({
    */
   bodySha256: text("body_sha256"),
   /**
-   * The source's provider does not sign its delivery id (Provider.unsignedId): (source, body_sha256) is
-   * then a key too. Null on rows from before sources had slugs; the slug-named index covers those.
+   * The source's provider does not sign its delivery id or type (Provider.unsignedId): (source, body_scope,
+   * body_sha256) is then a key too.
    */
   bodyIsKey: boolean("body_is_key"),
+  /**
+   * The body key's scope: the event type where a provider sends one body under several (Shopify's topics),
+   * "" for the whole source (BodyKeyScope). Rows from before 0026 that were keys got their type.
+   */
+  bodyScope: text("body_scope").notNull().default(""),
   /**
    * The fingerprint of the secret that verified the delivery when it arrived (lib/sources/secret-box.ts):
    * the proof a dispute needs after a rotation, when "verifies with the current secret" no longer says it.
@@ -120,11 +125,8 @@ export const webhookEventBody = pgTable("webhook_event_body", bodyColumns(), (t)
     .using("gin", t.subjectIds)
     .with({ fastupdate: true, gin_pending_list_limit: 256 }),
   index("webhook_event_entity_idx").on(t.source, t.entityType, t.entityId),
-  uniqueIndex("webhook_event_unsigned_id_body_idx")
-    .on(t.source, t.bodySha256)
-    .where(sql`${t.source} in ('github', 'shopify') and ${t.bodySha256} is not null`),
-  uniqueIndex("webhook_event_body_key_idx")
-    .on(t.source, t.bodySha256)
+  uniqueIndex("webhook_event_body_scope_key_idx")
+    .on(t.source, t.bodyScope, t.bodySha256)
     .where(sql`${t.bodyIsKey}`),
   check("webhook_event_via_check", sql`${t.via} in ('provider','replay')`),
 ]);
@@ -160,8 +162,9 @@ export const webhookEvent = pgView("webhook_event", { ...stateColumns(), ...body
 export type WebhookEvent = typeof webhookEvent.$inferSelect;
 
 /**
- * Append-only: one row per verified delivery, the first and every duplicate. Kept apart from
- * webhook_event so a duplicate storm appends rows instead of contending on one hot row.
+ * One row per verified delivery: the first and the latest few duplicates of each event (KEPT_DUPLICATES,
+ * lib/intake/claim.ts); a row that replaced older ones counts them in `replaced`. Kept apart from
+ * webhook_event so a duplicate storm writes rows instead of contending on one hot row.
  */
 export const webhookDelivery = pgTable(
   "webhook_delivery",
@@ -175,6 +178,8 @@ export const webhookDelivery = pgTable(
     claimed: boolean("claimed").notNull(),
     /** CLAIM_MODE=shadow: this duplicate was processed again (it "would have been skipped"). */
     reprocessed: boolean("reprocessed").notNull().default(false),
+    /** Older duplicates of this event this row replaced: the event's deliveries are its rows plus these. */
+    replaced: integer("replaced").notNull().default(0),
   },
   (t) => [
     // Keyed by its event (then id, which makes it unique): one b-tree serves every reader by event, 0025.

@@ -20,6 +20,8 @@ export const webhookTombstone = pgTable(
     bodySha256: bytea("body_sha256"),
     /** The body's hash was a second key of the event (unsigned delivery ids: GitHub, Shopify, …). */
     bodyKey: boolean("body_key").notNull().default(false),
+    /** That key's scope (webhook_event_body.body_scope); "" is the whole source, as for tombstones before 0026. */
+    bodyScope: text("body_scope").notNull().default(""),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.eventId] }),

@@ -28,8 +28,11 @@ export const ClaimInput = z.object({
   /** What the receiver could not use (a version out of range, say): kept for the worker and the console. */
   intakeNote: storable(500).optional(),
   via: z.enum(EVENT_VIA).default("provider"),
-  /** The provider does not sign its delivery id: the body's SHA-256 is a second key (a re-sent capture dedupes). */
-  bodyIsKey: z.boolean().default(false),
+  /**
+   * The provider does not sign its delivery id (or type): the body's SHA-256 is a second key within this
+   * scope, the event type or "" for the whole source (Provider.unsignedId), so a re-sent capture dedupes.
+   */
+  bodyKeyScope: storable(255).optional(),
   /** The fingerprint of the secret that verified this delivery at arrival (none for a replay). */
   verifiedWith: storable(64).optional(),
   /** Replay only: who the worker's attempt is recorded as (default "replay"). */
@@ -77,10 +80,18 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
 }
 
 /**
+ * Duplicate deliveries kept per event besides the one that claimed it: a provider's retries fit. Past them each
+ * duplicate replaces the oldest and carries its count (`replaced`), so a replay flood adds no rows.
+ */
+const KEPT_DUPLICATES = 10;
+
+/**
  * Claim events: one statement, one round trip, for one event or a list of them (a receiver batch, a
  * replay page, a seed). The insert into webhook_event_body is the lock (ON CONFLICT DO NOTHING on the
- * primary key); an event retention pruned is a duplicate by its tombstone; the delivery row records the attempt either way, appended rather than counted on the
- * event row, so a duplicate storm never queues on one row lock. Results come back in input order.
+ * primary key, and on the body's hash where that is a key); an event retention pruned is a duplicate by its
+ * tombstone. The delivery row records the arrival either way, appended rather than counted on the event row, so
+ * a duplicate storm never queues on one row lock; past KEPT_DUPLICATES an event's oldest duplicate rows are
+ * folded into the new one's count. Results come back in input order.
  *
  * The list travels as one JSON parameter (json_to_recordset), which binds the same on both drivers.
  * Within it the first copy of an event id is the one that may claim; later copies are duplicates.
@@ -105,7 +116,8 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       subject_ids: c.subjectIds,
       intake_note: c.intakeNote ?? null,
       body_sha256: c.bodySha256,
-      body_is_key: c.bodyIsKey || null,
+      body_is_key: c.bodyKeyScope !== undefined || null,
+      body_scope: c.bodyKeyScope ?? "",
       verified_with: c.verifiedWith ?? null,
       via: c.via,
       next_trigger: trigger,
@@ -119,18 +131,19 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
         ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
         entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
-        body_is_key boolean, verified_with text, via text, next_trigger text, next_actor text, shadow boolean)
+        body_is_key boolean, body_scope text, verified_with text, via text, next_trigger text, next_actor text,
+        shadow boolean)
     ), claim as (
       insert into webhook_event_body (source, event_id, payload, raw_body, headers, entity_type, entity_id,
-                                      entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with,
-                                      via)
+                                      entity_version, subject_ids, intake_note, body_sha256, body_is_key, body_scope,
+                                      verified_with, via)
       -- The jsonb copy only where it differs from the raw body (db/payload.ts); the raw body is still
       -- cast (CASE tests in order: only where no copy came), so a body PostgreSQL cannot parse is refused
       -- here rather than failing a reader later.
       select source, event_id,
              case when payload is not null then payload::jsonb when raw_body::jsonb is null then null end,
              raw_body, headers, entity_type, entity_id,
-             entity_version, subject_ids, intake_note, body_sha256, body_is_key, verified_with, via
+             entity_version, subject_ids, intake_note, body_sha256, body_is_key, body_scope, verified_with, via
       from input i
       where first
         -- Pruned by retention (lib/retention/prune.ts): its tombstone keeps the key, and the body's hash where
@@ -139,11 +152,14 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
         and not exists (select 1 from webhook_tombstone t where t.source = i.source and t.event_id = i.event_id)
         and not exists (
           select 1 from webhook_tombstone t
-          where (coalesce(i.body_is_key, false) or i.source in ('github', 'shopify'))
+          where i.body_is_key
             and t.source = i.source and t.body_sha256 = decode(i.body_sha256, 'hex') and t.body_key
+            -- "" is the whole source: tombstones from before scopes, and sources keyed that way.
+            and t.body_scope in (i.body_scope, '')
         )
       order by source, event_id
-      -- No target: a conflict on the event id or, where ids are unsigned, on the body's hash is a duplicate.
+      -- No target: a conflict on the event id or, where ids are unsigned, on the body's hash in its scope
+      -- (webhook_event_body_scope_key_idx) is a duplicate.
       on conflict do nothing
       returning source, event_id
     ), state as (
@@ -160,13 +176,65 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
         and not exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id)
       returning e.source, e.event_id
     ), outcome as (
-      select i.ord, i.source, i.event_id, i.via,
+      select i.ord, i.source, i.event_id, i.via, i.body_is_key, i.body_scope, i.body_sha256,
              i.first and exists (select 1 from claim c where c.source = i.source and c.event_id = i.event_id) as claimed,
              i.first and exists (select 1 from again a where a.source = i.source and a.event_id = i.event_id) as reprocessed
       from input i
+    ), owner as (
+      -- The event a delivery is recorded on: its own id, unless it is a duplicate by the body's hash under an id
+      -- of its own. Then it is the event (claimed just now, stored, or pruned) holding that body, so replays
+      -- under fresh ids count against one event's rows. Not yet visible to this statement: its own id.
+      select o.ord, o.source, o.via, o.claimed, o.reprocessed,
+             case
+               when o.claimed or not coalesce(o.body_is_key, false) then o.event_id
+               when exists (select 1 from webhook_event_body b where b.source = o.source and b.event_id = o.event_id)
+                 or exists (select 1 from webhook_tombstone t where t.source = o.source and t.event_id = o.event_id)
+                 then o.event_id
+               else coalesce(
+                 (select i.event_id
+                  from claim c join input i on i.source = c.source and i.event_id = c.event_id and i.first
+                  where i.source = o.source and i.body_is_key and i.body_scope = o.body_scope
+                    and i.body_sha256 = o.body_sha256
+                  limit 1),
+                 (select b.event_id from webhook_event_body b
+                  where b.source = o.source and b.body_is_key and b.body_scope = o.body_scope
+                    and b.body_sha256 = o.body_sha256
+                  limit 1),
+                 (select t.event_id from webhook_tombstone t
+                  where t.source = o.source and t.body_key and t.body_sha256 = decode(o.body_sha256, 'hex')
+                    and t.body_scope in (o.body_scope, '')
+                  limit 1),
+                 o.event_id)
+             end as event_id
+      from outcome o
+    ), stale as (
+      -- Duplicate rows past the newest few of each event; rows another claim is trimming are skipped, never waited on.
+      select d.source, d.event_id, d.id
+      from (select distinct source, event_id from owner where not claimed) e
+      cross join lateral (
+        select d.source, d.event_id, d.id
+        from webhook_delivery d
+        where d.source = e.source and d.event_id = e.event_id and not d.claimed
+        order by d.id desc
+        offset ${KEPT_DUPLICATES - 1}
+        for update skip locked
+      ) d
+    ), trimmed as (
+      delete from webhook_delivery d
+      using stale s
+      where d.source = s.source and d.event_id = s.event_id and d.id = s.id
+      returning d.source, d.event_id, d.replaced
     ), delivery as (
-      insert into webhook_delivery (source, event_id, via, claimed, reprocessed)
-      select source, event_id, via, claimed, reprocessed from outcome order by ord
+      -- Each trimmed row stood for itself and those it replaced: the event's first new row carries them all.
+      insert into webhook_delivery (source, event_id, via, claimed, reprocessed, replaced)
+      select o.source, o.event_id, o.via, o.claimed, o.reprocessed,
+             case when row_number() over (partition by o.source, o.event_id order by o.ord) = 1
+                  then coalesce((select sum(1 + t.replaced) from trimmed t
+                                 where t.source = o.source and t.event_id = o.event_id), 0)
+                  else 0
+             end
+      from owner o
+      order by o.ord
     )
     select ord, claimed, reprocessed from outcome order by ord`);
   const out = rowsOf<{ ord: number; claimed: boolean; reprocessed: boolean }>(result);

@@ -41,6 +41,9 @@ export function describeDelivery(args: {
   if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
   if (!isPgStorable(eventId))
     return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
+  const type = pgText(eventType.slice(0, MAX_ID));
+  const unsigned =
+    typeof provider.unsignedId === "function" ? provider.unsignedId(args.source.options) : provider.unsignedId;
   try {
     return {
       ok: true,
@@ -48,7 +51,7 @@ export function describeDelivery(args: {
         {
           source: args.source.slug,
           eventId,
-          eventType: pgText(eventType.slice(0, MAX_ID)),
+          eventType: type,
           rawBody: args.rawBody,
           headers: storableHeaders(args.headers),
           entityType: entity && pgText(entity.type.slice(0, MAX_ID)),
@@ -57,7 +60,7 @@ export function describeDelivery(args: {
           subjectIds: extractSubjectIds(args.payload, args.rawBody).filter(isPgStorable),
           intakeNote: entity?.versionNote && pgText(entity.versionNote.slice(0, 500)),
           via: args.via,
-          bodyIsKey: provider.unsignedId === true,
+          bodyKeyScope: unsigned === undefined ? undefined : unsigned === "type" ? type : "",
           verifiedWith: args.verifiedWith,
           claimMode: args.claimMode,
           actor: args.actor,

@@ -76,7 +76,9 @@ export function deliverySeriesQuery(from: Date, to: Date, bucketMinutes: number)
 /**
  * Deliveries (duplicates included: they are traffic too) per bucket and source over the last `hours`,
  * read from webhook_delivery through its received_at index, so the cost is the window's rows, not
- * history's. Buckets come from generate_series: a quiet hour is a run of zeros, not a gap in the chart.
+ * history's. Rows only: past an event's last few duplicates the older ones are counted on its newest row
+ * (lib/intake/claim.ts), not here, so a replay flood of one event shows as that event's few. Buckets come
+ * from generate_series: a quiet hour is a run of zeros, not a gap in the chart.
  */
 export async function getDeliverySeries(
   db: Db,

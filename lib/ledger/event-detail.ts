@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getViewSelectedFields, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getViewSelectedFields, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
@@ -19,7 +19,10 @@ import { payloadSql } from "@/db/payload";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "./types";
 
-/** How many deliveries the page lists; a duplicate storm can leave thousands (the total is still shown). */
+/**
+ * How many deliveries the page lists: the claim keeps an event's first and latest few (lib/intake/claim.ts), but
+ * rows from before it did may number thousands. The first and the latest are listed; the total counts every one.
+ */
 const DELIVERY_LIMIT = 200;
 
 export type SignatureCheck =
@@ -82,8 +85,16 @@ export async function getEventDetail(
   if (!row) throw new NotFoundError(`no ${key.source} event ${key.eventId}`);
   const { leaseToken: _lease, ...event } = row;
   const [deliveries, [total], attempts, transitions] = await Promise.all([
-    db.select().from(webhookDelivery).where(at(webhookDelivery)).orderBy(asc(webhookDelivery.id)).limit(DELIVERY_LIMIT),
-    db.select({ n: count() }).from(webhookDelivery).where(at(webhookDelivery)),
+    db
+      .select()
+      .from(webhookDelivery)
+      .where(at(webhookDelivery))
+      .orderBy(desc(webhookDelivery.claimed), desc(webhookDelivery.id))
+      .limit(DELIVERY_LIMIT),
+    db
+      .select({ n: sql<number>`count(*) + coalesce(sum(${webhookDelivery.replaced}), 0)` })
+      .from(webhookDelivery)
+      .where(at(webhookDelivery)),
     db
       .select()
       .from(webhookAttempt)
@@ -94,7 +105,7 @@ export async function getEventDetail(
   return {
     event,
     signature: checkSignatureNow(event, await sourceOf(event.source)),
-    deliveries,
+    deliveries: deliveries.sort((a, b) => a.id - b.id),
     deliveryCount: Number(total?.n ?? 0),
     attempts,
     transitions,

@@ -183,6 +183,18 @@ export const generic: Provider = {
   // Each source names its own (options.signatureHeader): there is no fixed one to list.
   signatureHeaders: [],
   parseOptions: (raw) => options.parse(raw),
+  // Only the body (and a timestamp) is signed: an id or type read from a header proves nothing on a re-sent
+  // capture, and a sender's type header is no routing we know of, so one body is one event (options it cannot
+  // read are refused by describe; the key stays on).
+  unsignedId(raw) {
+    let o: GenericOptions;
+    try {
+      o = options.read(raw);
+    } catch {
+      return "source";
+    }
+    return o.eventId.header !== undefined || o.eventType?.header !== undefined ? "source" : undefined;
+  },
   verify(input) {
     let o: GenericOptions;
     try {

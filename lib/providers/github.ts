@@ -27,14 +27,15 @@ export const github: Provider = {
   kind: "github",
   label: "GitHub",
   signatureHeaders: ["x-hub-signature-256"],
-  unsignedId: true,
+  // Each event has a body of its own shape: one body under another X-GitHub-Event is a forgery, not an event.
+  unsignedId: "source",
   verify({ rawBody, headers, secrets }) {
     const header = headers.get("x-hub-signature-256");
     if (!header) return badSignature("missing X-Hub-Signature-256 header");
     const sig = header.startsWith("sha256=") ? decodeHex(header.slice(7)) : undefined;
     if (!sig) return badSignature("malformed X-Hub-Signature-256 header (want sha256=<hex>)");
     // GitHub signs no timestamp (nor its delivery id): the claim, on the delivery id and on the body's
-    // SHA-256 (webhook_event_unsigned_id_body_idx), is the only replay defence.
+    // SHA-256 (webhook_event_body_scope_key_idx), is the only replay defence.
     return anyMatch(secrets, [sig], (secret) => hmacSha256(secret, rawBody))
       ? { ok: true }
       : badSignature("signature mismatch");

@@ -59,6 +59,13 @@ export interface EventIdentity {
 
 export type Described = { ok: true; event: EventIdentity } | { ok: false; reason: string };
 
+/**
+ * Where a body is one event. "type": the provider sends one body under several types on purpose (Shopify's
+ * topics of one order), so the body is a key per event type, as the id is. "source": one body is one event,
+ * whatever type a delivery claims for it.
+ */
+export type BodyKeyScope = "type" | "source";
+
 export interface Provider {
   kind: ProviderKind;
   /** "Stripe", "Standard Webhooks": what the console calls it. */
@@ -66,10 +73,11 @@ export interface Provider {
   /** The request headers that carry its signature (refusal metadata says which was present). */
   signatureHeaders: readonly string[];
   /**
-   * The delivery id is not signed (GitHub, Shopify): a captured body re-sent under a new id must still be
-   * a duplicate, so the body's SHA-256 is a second key.
+   * The signature leaves the delivery id (or the type) out: a captured body re-sent under a new one must still
+   * be a duplicate, so the body's SHA-256 is a second key, within this scope (BodyKeyScope). A function when
+   * it depends on the source's options (generic: an id or type read from a header).
    */
-  unsignedId?: boolean;
+  unsignedId?: BodyKeyScope | ((options: unknown) => BodyKeyScope | undefined);
   /**
    * Checks a source's options (SOURCES_FILE, the console) and returns them normalised; absent: the kind
    * takes none. Throws a zod error naming the field.

@@ -40,16 +40,17 @@ async function writeTombstones(db: Db, days: number, cursor: Cursor | undefined,
   return rowsOf<{ source: string; event_id: string; at: string; xid: string }>(
     await db.execute(sql`
       with victims as (
-        select source, event_id, received_at, body_sha256, body_is_key
+        select source, event_id, received_at, body_sha256, body_is_key, body_scope
         from webhook_event e
         where ${prunable(days, "e")}
           ${after}
         order by received_at, event_id, source
         limit ${limit}
       ), tombstone as (
-        insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key)
+        insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key, body_scope)
+        -- The body key keeps its scope, so a pruned Shopify topic still never drops another (lib/intake/claim.ts).
         select source, event_id, received_at, decode(body_sha256, 'hex'),
-               body_sha256 is not null and (coalesce(body_is_key, false) or source in ('github', 'shopify'))
+               body_sha256 is not null and coalesce(body_is_key, false), body_scope
         from victims
         order by source, event_id
         on conflict (source, event_id) do nothing

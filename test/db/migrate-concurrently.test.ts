@@ -298,7 +298,7 @@ describe("migrator on PostgreSQL", () => {
            'c0ffee00-0000-4000-8000-000000000000', now(), 'w2', now() + interval '30 s', 'auto', null, null, null, null,
            null, null, 'cd', null, null, null, 'provider', now(), now())`;
       const before = await db`select * from webhook_event order by source, event_id`;
-      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0021_gin_pending_list"));
+      expect(await migratePostgresFolder(url, migrationsUpTo("0022_event_state"))).toEqual(["0022_event_state"]);
       const after = await db`select * from webhook_event order by source, event_id`;
       expect(after).toEqual(before);
       const [kinds] = await db<{ body: string; state: string; view: string }[]>`
@@ -407,7 +407,7 @@ describe("migrator on PostgreSQL", () => {
       expect(await db`select * from webhook_delivery where event_id = 'evt_a' order by id`).toEqual(before);
 
       // Interrupted anywhere, the next start runs every statement again (each a no-op now) and records it.
-      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(["0025_delivery_key"]);
+      expect(await migratePostgresFolder(url, migrationsUpTo("0025_delivery_key"))).toEqual(["0025_delivery_key"]);
       expect(await indexesOf(db, "webhook_delivery")).toEqual(expected);
       const [next] = await db<{ id: string }[]>`
           insert into webhook_delivery (source, event_id, via, claimed) values ('stripe', 'evt_a', 'replay', false)
@@ -416,6 +416,66 @@ describe("migrator on PostgreSQL", () => {
     } finally {
       release();
       await Promise.all([holder, migrator, db].map((c) => c.end({ timeout: 1 })));
+    }
+  });
+
+  it("[migrate] 0026 scopes body keys as ids are: Shopify's rows by their topic, GitHub's and slug-keyed rows by source; re-runnable", async () => {
+    const url = await freshDatabase("cc_body_scope");
+    await migratePostgresFolder(url, migrationsUpTo("0025_delivery_key"));
+    const db = connect(url);
+    try {
+      await db`
+        insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key)
+        values ('shop-eu', 'e-1:orders/create', 'orders/create', '{}', '{"x-shopify-topic":"orders/create"}', 'aa', true),
+               ('shop-eu', 'e-2:products/update', 'products/update', '{}', '{"shopify-topic":"products/update"}', 'ab', true),
+               ('gh', 'g-1', 'issues.opened', '{}', '{"x-github-event":"issues"}', 'bb', true),
+               ('shopify', 's-old', 'orders/paid', '{}', '{"x-shopify-topic":"orders/paid"}', 'cc', null),
+               ('github', 'g-old', 'push', '{}', '{"x-github-event":"push"}', 'dd', null),
+               ('stripe', 'evt_1', 'invoice.paid', '{}', '{}', 'ee', null)`;
+      await db`insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key)
+               values ('shop-eu', 'e-0:orders/create', now(), '\xaa', true)`;
+      await db`insert into webhook_delivery (source, event_id, via, claimed) values ('shop-eu', 'e-1:orders/create', 'provider', true)`;
+
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0025_delivery_key"));
+      const keys = async () => [
+        ...(await db`select source, event_id, body_is_key as key, body_scope as scope from webhook_event order by source, event_id`),
+      ];
+      const expected = [
+        { source: "gh", event_id: "g-1", key: true, scope: "" },
+        { source: "github", event_id: "g-old", key: true, scope: "" },
+        { source: "shop-eu", event_id: "e-1:orders/create", key: true, scope: "orders/create" },
+        { source: "shop-eu", event_id: "e-2:products/update", key: true, scope: "products/update" },
+        { source: "shopify", event_id: "s-old", key: true, scope: "orders/paid" },
+        { source: "stripe", event_id: "evt_1", key: null, scope: "" },
+      ];
+      expect(await keys()).toEqual(expected);
+      const bodyIndexes = await indexesOf(db, "webhook_event_body");
+      expect(bodyIndexes.webhook_event_body_scope_key_idx).toBe(
+        "btree (source, body_scope, body_sha256) WHERE body_is_key",
+      );
+      expect(Object.keys(bodyIndexes).filter((n) => /unsigned_id|body_key_idx/.test(n))).toEqual([]);
+      expect([...(await db`select body_scope from webhook_tombstone`)]).toEqual([{ body_scope: "" }]);
+      expect([...(await db`select replaced from webhook_delivery`)]).toEqual([{ replaced: 0 }]);
+
+      // Interrupted anywhere, the next start runs every statement again: each is a no-op once applied.
+      const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0026_body_key_scope");
+      for (const statement of step!.statements) await db.unsafe(statement);
+      expect(await keys()).toEqual(expected);
+
+      // The key: the same body on another topic is another event; on its own topic a duplicate. The view's writes
+      // carry the scope, and default it to the whole source.
+      await db`insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key, body_scope)
+               values ('shop-eu', 'e-1:orders/paid', 'orders/paid', '{}', '{}', 'aa', true, 'orders/paid')`;
+      await expect(
+        db`insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key, body_scope)
+           values ('shop-eu', 'e-9:orders/create', 'orders/create', '{}', '{}', 'aa', true, 'orders/create')`,
+      ).rejects.toMatchObject({ code: "23505" });
+      await db`insert into webhook_event (source, event_id, event_type, raw_body, headers) values ('stripe', 'evt_2', 't', '{}', '{}')`;
+      expect([...(await db`select body_scope from webhook_event_body where event_id = 'evt_2'`)]).toEqual([
+        { body_scope: "" },
+      ]);
+    } finally {
+      await db.end();
     }
   });
 

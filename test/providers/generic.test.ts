@@ -332,6 +332,16 @@ describe("generic: other shapes", () => {
     expect(describeWith(options, body, {})).toEqual({ ok: false, reason: "missing event id (x-webhook-id header)" });
   });
 
+  it("[generic] a source reading its event id or type from a header keys on the body too; one reading both from the body does not", () => {
+    const unsignedId = generic.unsignedId as (options: unknown) => string | undefined;
+    expect(unsignedId(parse(TYPEFORM_OPTIONS))).toBeUndefined();
+    expect(unsignedId(parse(ZOOM_OPTIONS))).toBeUndefined();
+    expect(unsignedId(parse({ ...TYPEFORM_OPTIONS, eventId: { header: "X-Webhook-Id" } }))).toBe("source");
+    // Lemon Squeezy's type is in X-Event-Name: a signed body re-sent under another name is the same event.
+    expect(unsignedId(parse(LEMON_SQUEEZY_OPTIONS))).toBe("source");
+    expect(unsignedId({ algorithm: "md5" })).toBe("source");
+  });
+
   it("[generic] without eventType the type is unknown; a unix-seconds versionPath is scaled to microseconds", () => {
     const options = parse({
       signatureHeader: "X-Signature",

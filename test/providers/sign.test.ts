@@ -65,8 +65,16 @@ describe("every provider kind", () => {
     for (const h of provider.signatureHeaders) expect(h).toBe(h.toLowerCase());
   });
 
-  it("[providers] only GitHub and Shopify send an unsigned id", () => {
-    expect(PROVIDER_KINDS.filter((k) => PROVIDERS[k].unsignedId)).toEqual(["github", "shopify"]);
+  it("[providers] GitHub and Shopify send an unsigned id (Shopify's body is a key per topic), generic sources may", () => {
+    expect(
+      Object.fromEntries(
+        PROVIDER_KINDS.flatMap((k) => (PROVIDERS[k].unsignedId ? [[k, PROVIDERS[k].unsignedId]] : [])),
+      ),
+    ).toEqual({
+      github: "source",
+      shopify: "type",
+      generic: expect.any(Function),
+    });
   });
 
   it("[providers] the labels are what the console shows", () => {

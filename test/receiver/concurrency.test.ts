@@ -29,11 +29,13 @@ describe("concurrent deliveries", () => {
     );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(responses.filter((r) => r.body.duplicate === false)).toHaveLength(1);
-    expect(await counts(db)).toEqual({ events: 1, deliveries: 50 });
-    const claimed = rowsOf<{ n: number }>(
-      await db.execute(sql`select count(*)::int as n from webhook_delivery where claimed`),
+    expect((await counts(db)).events).toBe(1);
+    // Past the last few duplicates kept, a row stands for those it replaced: every copy is counted once.
+    const [recorded] = rowsOf<{ n: number; claimed: number }>(
+      await db.execute(sql`select (count(*) + sum(replaced))::int as n, (count(*) filter (where claimed))::int as claimed
+                           from webhook_delivery`),
     );
-    expect(claimed[0]?.n).toBe(1);
+    expect(recorded).toEqual({ n: 50, claimed: 1 });
   });
 });
 

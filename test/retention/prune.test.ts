@@ -11,7 +11,7 @@ import { listRetentionRuns, startRetentionRun } from "@/lib/retention/runs";
 import { claimOne } from "@/test/claim";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import { depsFor, post } from "../receiver/harness";
-import { signGithub, TEST_SECRETS } from "../sign";
+import { signGithub, signShopify, TEST_SECRETS } from "../sign";
 import { drain, testSettings } from "../worker/helpers";
 import { age, deliverStripe, settings, tableCounts } from "./helpers";
 
@@ -108,6 +108,26 @@ describe("retention", () => {
     const resent = await post(depsFor(db), "github", await signGithub(body, TEST_SECRETS.github, { delivery: "d-2" }));
     expect(resent).toMatchObject({ status: 200, body: { duplicate: true } });
     expect((await tableCounts(db)).events).toBe(0);
+  });
+
+  it("[retention] a pruned Shopify event's tombstone keeps its topic: its capture re-sent is a duplicate, its body on another topic a new event", async () => {
+    const body = JSON.stringify({ id: 450789469, email: "jon@example.com", updated_at: "2026-11-01T10:00:00-05:00" });
+    const deliver = (eventId: string, topic: string) =>
+      post(depsFor(db), "shopify", signShopify(body, TEST_SECRETS.shopify, { eventId, topic }));
+    expect((await deliver("e-1", "orders/create")).body).toMatchObject({ duplicate: false });
+    await drain(db, testSettings());
+    await age(db, 100);
+    await runRetention(db, settings(), { actor: "test" });
+    expect((await tableCounts(db)).events).toBe(0);
+
+    expect((await deliver("e-forged", "orders/create")).body).toMatchObject({ duplicate: true });
+    expect((await deliver("e-1", "orders/paid")).body).toMatchObject({ duplicate: false });
+    const events = rowsOf<{ event_id: string }>(await db.execute(sql`select event_id from webhook_event`));
+    expect(events.map((e) => e.event_id)).toEqual(["e-1:orders/paid"]);
+    const tombstones = rowsOf<{ body_key: boolean; body_scope: string }>(
+      await db.execute(sql`select body_key, body_scope from webhook_tombstone`),
+    );
+    expect(tombstones).toEqual([{ body_key: true, body_scope: "orders/create" }]);
   });
 
   it("[retention] expired tombstones, finished replay runs and old audit rows go; a running replay run stays", async () => {

@@ -88,7 +88,8 @@ export function HeadersTab({ detail, options }: { detail: EventDetail; options: 
         </Table>
         {detail.deliveryCount > detail.deliveries.length && (
           <p className="text-xs text-muted-foreground">
-            Showing the first {detail.deliveries.length} of {detail.deliveryCount.toLocaleString("en")} deliveries.
+            Showing {detail.deliveries.length} of {detail.deliveryCount.toLocaleString("en")} deliveries: the first and
+            the latest. Older duplicates are counted, not kept.
           </p>
         )}
       </section>
