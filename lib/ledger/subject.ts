@@ -14,6 +14,7 @@ import { authorize, type Actor } from "@/lib/auth/roles";
 import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
 import { textProblem } from "./params";
+import { keysRelation } from "@/db/mentions";
 import { payloadSql } from "@/db/payload";
 
 /** The newest events a customer view (and its bundle) holds; past it the page says how many more there are. */
@@ -46,9 +47,7 @@ export interface SubjectKey {
 }
 
 const texts = (values: readonly string[]) => pgArray(values, "text");
-/** `(source, event_id)` of these keys as a relation `k`, for primary-key and per-event index lookups. */
-export const keysRelation = (keys: readonly SubjectKey[]): SQL =>
-  sql`unnest(${texts(keys.map((k) => k.source))}, ${texts(keys.map((k) => k.eventId))}) as k(source, event_id)`;
+export { keysRelation };
 /** UTC ISO 8601 with PostgreSQL's microseconds, which a JS Date would round away. */
 export const isoOf = (column: SQL): SQL => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
