@@ -8,6 +8,10 @@ export interface RemainingCopy {
   rows: number;
 }
 
+/** "audit_log (1 row), subject_term (2 rows)": where copies remain, for a message or the audit row's error. */
+export const remainingWords = (remaining: readonly RemainingCopy[]): string =>
+  remaining.map((c) => `${c.place} (${c.rows.toLocaleString("en")} row${c.rows === 1 ? "" : "s"})`).join(", ");
+
 /**
  * Every stored copy the ledger keeps, read again after the redaction, in its transaction: the erased events'
  * bodies, states, attempts and timeline rows, any event the search index still names, the search directory, and

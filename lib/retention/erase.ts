@@ -6,7 +6,7 @@ import { requirePermission } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { ConflictError, describeError, ValidationError } from "@/lib/errors";
 import { keysRelation, mentionMatcher, mentionsSql, scanMentions, type StoredEventKey } from "@/db/mentions";
-import { remainingCopies, type RemainingCopy } from "./erase-verify";
+import { remainingCopies, remainingWords, type RemainingCopy } from "./erase-verify";
 
 /** More events than this for one "subject" is an id many events share (a price, a plan), not a person. */
 export const ERASE_MAX_EVENTS = 10_000;
@@ -196,7 +196,6 @@ async function runErasure(db: Db, who: Pick<Actor, "id" | "email"> | { id: null;
     return await db.transaction(async (tx): Promise<ErasureResult> => {
       const r = await redact(tx, i.subject, i.expectedEvents);
       const done = r.remaining.length === 0;
-      const where = r.remaining.map((c) => `${c.place} (${c.rows.toLocaleString("en")} rows)`).join(", ");
       await writeAudit(tx, who, {
         ...e,
         detail: {
@@ -210,7 +209,7 @@ async function runErasure(db: Db, who: Pick<Actor, "id" | "email"> | { id: null;
           ...(done ? {} : { remaining: Object.fromEntries(r.remaining.map((c) => [c.place, c.rows])) }),
         },
         result: done ? "ok" : "error",
-        ...(done ? {} : { error: `not done: the subject is still stored in ${where}` }),
+        ...(done ? {} : { error: `not done: the subject is still stored in ${remainingWords(r.remaining)}` }),
       });
       return { ...r, done };
     });

@@ -5,6 +5,7 @@ import type { Actor } from "@/lib/auth/roles";
 import { requeueMatching } from "@/lib/ledger/requeue-matching";
 import { eraseSubject, previewErasure } from "@/lib/retention/erase";
 import { githubPush } from "@/test/fixtures/github-push";
+import { runCli } from "../cli";
 import { setupTestDb } from "../db";
 import { depsFor, post } from "../receiver/harness";
 import { signGithub, signStripe, TEST_SECRETS } from "../sign";
@@ -202,5 +203,16 @@ describe("erasure finds every stored mention", () => {
     expect(audit).toMatchObject({ result: "error", detail: { events: 1, remaining: { audit_log: 1 } } });
     expect(audit!.error).toMatch(/audit_log/);
     expect(JSON.stringify(audit)).not.toMatch(/connor/i);
+  });
+
+  it("[erasure] npm run erase exits 1 and names the place when a stored copy still holds the subject", async () => {
+    await deliverCustomer(OCONNOR);
+    await drain(db, testSettings());
+    await requeueMatching({ db, actor: ops, input: { filter: { q: OCONNOR }, confirmed: 1 } }).catch(() => undefined);
+    const run = await runCli("erase", ["--subject", OCONNOR]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ dryRun: false, done: false, erased: 1 });
+    expect(run.stderr).toMatch(/not done: .*audit_log \(1 row\)/);
+    expect(await storedCopies(OCONNOR)).toEqual({});
   });
 });
