@@ -21,15 +21,8 @@ export function keysRelation(keys: readonly StoredEventKey[]): SQL {
   return sql`unnest(${sources}, ${ids}) as k(source, event_id)`;
 }
 
-/**
- * "An event mentions a subject" is defined here, by what was stored (raw body, headers, payload), not by the
- * search index: subject_ids holds what the extractor found, which stops at 64 ids and 8 levels and knows shapes.
- * In db/ because both the customer view (lib/ledger) and erasure (lib/retention) read it, and neither may
- * import the other.
- */
-
-/** A scan statement reads at most this many events, and stops adding raw bodies past this many bytes. */
-const SCAN_ROWS = 1000;
+/** A scan statement reads at most this many heap blocks (8 kB each), and stops adding raw bodies past this many bytes. */
+const SCAN_BLOCKS = 128;
 const SCAN_BYTES = 8 * 2 ** 20;
 
 // Characters no common JSON encoder escapes: matched as themselves. Any other may arrive as \uXXXX (PHP's
@@ -45,7 +38,7 @@ const AFTER = "(?![[:alnum:]_-])(?!\\.[[:alnum:]])";
 const hex4 = (unit: number) => `\\\\u${unit.toString(16).padStart(4, "0")}`;
 
 function spellings(ch: string): string {
-  if (PLAIN.test(ch)) return ch;
+  if (PLAIN.test(ch)) return /[.+]/.test(ch) ? `\\${ch}` : ch;
   const units = Array.from({ length: ch.length }, (_, i) => hex4(ch.charCodeAt(i))).join("");
   const literal = /^[\x21-\x7e]$/.test(ch) ? `\\${ch}` : ch;
   const short = ch === "/" || ch === '"' || ch === "\\" ? [`\\\\\\${ch}`] : [];
@@ -59,6 +52,12 @@ export interface MentionMatcher {
   core: string;
 }
 
+/**
+ * "An event mentions a subject" is defined here, by what was stored (raw body, headers, payload), not by the
+ * search index: subject_ids holds what the extractor found, which stops at 64 ids and 8 levels and knows shapes.
+ * In db/ because both the customer view (lib/ledger) and erasure (lib/retention) read it, and neither may
+ * import the other.
+ */
 export function mentionMatcher(subject: string): MentionMatcher {
   const core = (subject.match(PLAIN_RUNS) ?? []).reduce((a, b) => (b.length > a.length ? b : a), "");
   return { pattern: `${BEFORE}${[...subject].map(spellings).join("")}${AFTER}`, core: core.toLowerCase() };
@@ -81,7 +80,7 @@ export const bodyMentionsSql = (m: MentionMatcher, b = "b"): SQL => {
 };
 
 export interface MentionScan {
-  /** Events whose raw body, headers or payload mention the subject, newest received first. */
+  /** Events whose raw body, headers or payload mention the subject, most recently stored first (roughly). */
   keys: StoredEventKey[];
   /** Events read. */
   read: number;
@@ -90,16 +89,24 @@ export interface MentionScan {
   ms: number;
 }
 
-interface ScanRow extends StoredEventKey {
-  at: string;
-  hit: boolean;
-  n: number;
-  last: boolean;
+/** A heap position, `(block,offset)` as PostgreSQL writes a tid. */
+type Tid = string;
+
+interface ScanBatch {
+  /** Rows in the block range, and of those the ones read (the byte budget may stop before the range's start). */
+  ranged: number;
+  kept: number;
+  /** The lowest position read: where the next statement ends when the budget stopped this one. */
+  low: Tid | null;
+  hits: StoredEventKey[];
 }
 
 /**
- * Reads stored events newest first, in statements of at most SCAN_ROWS events and about SCAN_BYTES of raw body
- * each, so no statement holds the database long. Without a budget it reads every event (erasure).
+ * Reads every stored body from the end of the table backwards (the most recently stored first, roughly), in
+ * statements of SCAN_BLOCKS heap blocks and at most about SCAN_BYTES of raw body, so no statement holds the
+ * database long: a TID range scan reads the table in its own order, with no index or join per row. An event stored
+ * after the scan began (past the end it read first, or in space freed behind it) is not read: it is a later one.
+ * Without a budget it reads every event (erasure).
  */
 export async function scanMentions(
   db: Db | Tx,
@@ -108,51 +115,48 @@ export async function scanMentions(
 ): Promise<MentionScan> {
   const m = mentionMatcher(subject);
   const started = performance.now();
+  const done = (complete: boolean) => ({ keys, read, complete, ms: Math.round(performance.now() - started) });
   const keys: StoredEventKey[] = [];
   let read = 0;
-  let after: ScanRow | undefined;
-  for (;;) {
-    const rows = rowsOf<ScanRow>(await db.execute(scanBatchQuery(m, after)));
-    const n = rows[0]?.n ?? 0;
-    if (n === 0) return { keys, read, complete: true, ms: Math.round(performance.now() - started) };
-    read += n;
-    for (const r of rows) if (r.hit) keys.push({ source: r.source, eventId: r.eventId });
-    after = rows.find((r) => r.last);
-    const overBudget = opts.budgetMs !== undefined && performance.now() - started >= opts.budgetMs;
-    if (overBudget || (opts.maxMatches !== undefined && keys.length > opts.maxMatches))
-      return { keys, read, complete: false, ms: Math.round(performance.now() - started) };
+  const [size] = rowsOf<{ blocks: number }>(
+    await db.execute(
+      sql`select (pg_relation_size('webhook_event_body') / current_setting('block_size')::int)::int as blocks`,
+    ),
+  );
+  let upper: Tid = `(${size?.blocks ?? 0},0)`;
+  for (let block = size?.blocks ?? 0; block > 0 || upper !== "(0,0)";) {
+    const from = Math.max(0, block - SCAN_BLOCKS);
+    const [batch] = rowsOf<ScanBatch>(await db.execute(scanBatchQuery(m, `(${from},0)`, upper)));
+    read += batch?.kept ?? 0;
+    keys.push(...(batch?.hits ?? []));
+    // The byte budget stopped inside the range: the next statement ends where this one's reading stopped.
+    if (batch && batch.kept < batch.ranged && batch.low) upper = batch.low;
+    else [block, upper] = [from, `(${from},0)`];
+    if (opts.maxMatches !== undefined && keys.length > opts.maxMatches) return done(false);
+    if (opts.budgetMs !== undefined && performance.now() - started >= opts.budgetMs)
+      return done(block === 0 && upper === "(0,0)");
   }
+  return done(true);
 }
 
-/** One statement of the scan, exported for the EXPLAIN test: the received index, then each body by its key. */
-export function scanBatchQuery(m: MentionMatcher, after?: Pick<ScanRow, "at" | "eventId" | "source">): SQL {
-  const from = after
-    ? sql`where (s.received_at, s.event_id, s.source) < (${after.at}::timestamptz, ${after.eventId}, ${after.source})`
-    : sql``;
+/** One statement of the scan, exported for the plan test: the rows stored in [lower, upper), the newest first. */
+export function scanBatchQuery(m: MentionMatcher, lower: Tid, upper: Tid): SQL {
+  // The budget is counted on sizes alone (octet_length reads a stored value's length, not the value); only the
+  // bodies inside it are read, each once, by its position.
   return sql`
-    with page as (
-      select s.source, s.event_id, s.received_at
-      from webhook_event_state s
-      ${from}
-      order by s.received_at desc, s.event_id desc, s.source desc
-      limit ${SCAN_ROWS}
-    ), sized as (
-      select p.source, p.event_id, p.received_at, b.raw_body, b.headers, b.payload,
-             sum(coalesce(octet_length(b.raw_body), 0))
-               over (order by p.received_at desc, p.event_id desc, p.source desc) as upto,
-             coalesce(octet_length(b.raw_body), 0) as bytes
-      from page p
-      left join webhook_event_body b on b.source = p.source and b.event_id = p.event_id
+    with ranged as (
+      select b.ctid as t, coalesce(octet_length(b.raw_body), 0) as bytes
+      from webhook_event_body b
+      where b.ctid >= ${lower}::tid and b.ctid < ${upper}::tid
     ), kept as (
-      select * from sized b where b.upto - b.bytes < ${SCAN_BYTES}
-    ), judged as (
-      select b.source, b.event_id, b.received_at, ${bodyMentionsSql(m)} as hit,
-             count(*) over ()::int as n,
-             row_number() over (order by b.received_at, b.event_id, b.source) = 1 as last
-      from kept b
+      select z.t
+      from (select r.t, sum(r.bytes) over (order by r.t desc) - r.bytes as before from ranged r) z
+      where z.before < ${SCAN_BYTES}
     )
-    select source, event_id as "eventId",
-           to_char(received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, hit, n, last
-    from judged
-    where hit or last`;
+    select (select count(*) from ranged)::int as ranged,
+           (select count(*) from kept)::int as kept,
+           (select min(t) from kept)::text as low,
+           coalesce((select json_agg(json_build_object('source', b.source, 'eventId', b.event_id) order by b.ctid desc)
+                     from webhook_event_body b
+                     where b.ctid = any(array(select t from kept)) and ${bodyMentionsSql(m)}), '[]'::json) as hits`;
 }

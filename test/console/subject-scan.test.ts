@@ -41,16 +41,33 @@ describe("customer view: mentions the search index does not hold", () => {
     expect(v.scan).toMatchObject({ read: 3, complete: true });
   });
 
-  it("[subjects] raw bodies are read in bounded statements across events that arrived in one instant; a time budget stops it, saying so", async () => {
-    // One statement, one now(): 2,500 events share their arrival time; the mention is on the last one read.
+  it("[subjects] raw bodies are read in bounded statements (heap blocks, then a byte budget), each event once; a time budget stops it, saying so", async () => {
+    // 2,500 small bodies (more heap blocks than one statement reads), then 20 of 1 MB (more bytes than one reads);
+    // the mention is in the first stored of each, which a scan from the end reads last.
     await db.execute(sql`insert into webhook_event (source, event_id, event_type, raw_body, headers)
-      select 'stripe', 'evt_tie_' || lpad(g::text, 5, '0'), 'invoice.paid',
-             case when g = 1 then '{"customer_email":"tie@example.com"}' else '{"customer_email":"other@example.com"}' end,
+      select 'stripe', 'evt_small_' || lpad(g::text, 5, '0'), 'invoice.paid',
+             json_build_object('customer_email', case when g = 1 then 'small@example.com' else 'other@example.com' end,
+                               'description', repeat('lorem ipsum ', 60))::text,
              '{}'
       from generate_series(1, 2500) g`);
-    const all = await scanMentions(db, "tie@example.com");
-    expect(all).toMatchObject({ read: 2500, complete: true, keys: [{ source: "stripe", eventId: "evt_tie_00001" }] });
-    const cut = await scanMentions(db, "tie@example.com", { budgetMs: 0 });
-    expect(cut).toMatchObject({ read: 1000, complete: false, keys: [] });
+    await db.execute(sql`insert into webhook_event (source, event_id, event_type, raw_body, headers)
+      select 'stripe', 'evt_big_' || lpad(g::text, 2, '0'), 'invoice.paid',
+             json_build_object('customer_email', case when g = 1 then 'big@example.com' else 'other@example.com' end,
+                               'description', repeat('x', 1000000))::text,
+             '{}'
+      from generate_series(1, 20) g`);
+    const small = await scanMentions(db, "small@example.com");
+    expect(small).toMatchObject({
+      read: 2520,
+      complete: true,
+      keys: [{ source: "stripe", eventId: "evt_small_00001" }],
+    });
+    const big = await scanMentions(db, "big@example.com");
+    expect(big).toMatchObject({ read: 2520, complete: true, keys: [{ source: "stripe", eventId: "evt_big_01" }] });
+    const cut = await scanMentions(db, "small@example.com", { budgetMs: 0 });
+    expect(cut.complete).toBe(false);
+    expect(cut.read).toBeGreaterThan(0);
+    expect(cut.read).toBeLessThan(20);
+    expect(cut.keys).toEqual([]);
   });
 });

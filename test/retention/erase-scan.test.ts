@@ -170,11 +170,17 @@ describe("erasure finds every stored mention", () => {
     expect(await storedCopies(OCONNOR)).toEqual({});
   });
 
-  it("[erasure] an address is not matched inside a longer one (xo'connor@…, …@example.com.au), whose events stay", async () => {
+  it("[erasure] an address is matched as written, not inside a longer one (xo'connor@…, …@example.com.au) nor with a dot as any character", async () => {
     await deliverCustomer(`x${OCONNOR}`, { eventId: "evt_1LongerLocal0001" });
     await deliverCustomer(`${OCONNOR}.au`, { eventId: "evt_1LongerDomain001" });
+    await deliverCustomer("late-author@example.com", { eventId: "evt_1DashNotDot0001" });
+    await deliverCustomer("jenny+receipts@example.com", { eventId: "evt_1PlusAddress001" });
     await drain(db, testSettings());
     expect(await previewErasure(db, admin, { subject: OCONNOR })).toMatchObject({ events: 0 });
+    expect(await previewErasure(db, admin, { subject: LATE })).toMatchObject({ events: 0 });
+    // Not in the search index either way (the index names it), but the read of raw bodies must match the plus too.
+    await db.execute(sql`update webhook_event_body set subject_ids = '{}'`);
+    expect(await previewErasure(db, admin, { subject: "jenny+receipts@example.com" })).toMatchObject({ events: 1 });
     expect(await eraseSubject({ db, actor: admin, input: { subject: OCONNOR } })).toMatchObject({
       done: true,
       events: 0,
