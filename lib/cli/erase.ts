@@ -3,14 +3,18 @@ import { ZodError } from "zod";
 import { EnvError } from "@/lib/env";
 import { describeError, expectedErrorMessage } from "@/lib/errors";
 import { countSubjectEvents, eraseSubjectAs } from "@/lib/retention/erase";
+import { remainingWords } from "@/lib/retention/erase-verify";
 import { cliArgs } from "./args";
 import { cliDatabase } from "./database";
 
 const USAGE = `usage: npm run erase -- --subject <customer id or email> [--reference <ticket>] [--dry-run]
-Redacts every event that mentions the subject (payload, raw body, headers, timeline values), audited as cli:<you>.
---dry-run only counts. One JSON line on stdout.`;
+Redacts every event whose raw body, headers or payload mention the subject (the search index's, and those a read
+of every stored body finds), audited as cli:<you>. --dry-run only counts. One JSON line on stdout.`;
 
-/** `npm run erase`: exit 0 done, 1 failed, 2 bad usage, configuration or a refused subject. */
+/**
+ * `npm run erase`: exit 0 done, 1 failed (or not done: a stored copy still holds the subject, named on stderr),
+ * 2 bad usage, configuration or a refused subject.
+ */
 async function main(): Promise<number> {
   const values = cliArgs("erase", USAGE, {
     subject: { type: "string" },
@@ -31,9 +35,13 @@ async function main(): Promise<number> {
       console.log(JSON.stringify({ dryRun: true, ...counts }));
       return 0;
     }
-    const counts = await eraseSubjectAs({ db: handle.db, who: `cli:${userInfo().username}`, input });
-    console.log(JSON.stringify({ dryRun: false, erased: counts.events, ...counts }));
-    return 0;
+    const result = await eraseSubjectAs({ db: handle.db, who: `cli:${userInfo().username}`, input });
+    console.log(JSON.stringify({ dryRun: false, erased: result.events, ...result }));
+    if (result.done) return 0;
+    console.error(
+      `erase: not done: the subject is still stored in ${remainingWords(result.remaining)}; audited as an error`,
+    );
+    return 1;
   } catch (err) {
     const expected = err instanceof ZodError ? err.issues.map((i) => i.message).join("; ") : expectedErrorMessage(err);
     if (expected === undefined) throw err;

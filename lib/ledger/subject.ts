@@ -14,12 +14,18 @@ import { authorize, type Actor } from "@/lib/auth/roles";
 import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
 import { textProblem } from "./params";
+import { keysRelation, scanMentions } from "@/db/mentions";
 import { payloadSql } from "@/db/payload";
 
 /** The newest events a customer view (and its bundle) holds; past it the page says how many more there are. */
 export const SUBJECT_EVENT_LIMIT = 500;
 /** The GIN probe stops here: more events than this for one value is an id many events share, not a customer. */
 export const SUBJECT_PROBE_LIMIT = 10_000;
+/**
+ * When the search index names no event, the customer view reads raw bodies, newest first, for this long at most
+ * (in bounded statements, db/mentions.ts): a page that answers, and says how far it read.
+ */
+export const SUBJECT_SCAN_BUDGET_MS = 2000;
 /** Entities listed with their current state; a customer moves a handful. */
 export const SUBJECT_ENTITY_LIMIT = 200;
 
@@ -46,9 +52,7 @@ export interface SubjectKey {
 }
 
 const texts = (values: readonly string[]) => pgArray(values, "text");
-/** `(source, event_id)` of these keys as a relation `k`, for primary-key and per-event index lookups. */
-export const keysRelation = (keys: readonly SubjectKey[]): SQL =>
-  sql`unnest(${texts(keys.map((k) => k.source))}, ${texts(keys.map((k) => k.eventId))}) as k(source, event_id)`;
+export { keysRelation };
 /** UTC ISO 8601 with PostgreSQL's microseconds, which a JS Date would round away. */
 export const isoOf = (column: SQL): SQL => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -79,13 +83,26 @@ export interface SubjectKeys {
   found: number;
   /** More than SUBJECT_PROBE_LIMIT: `keys` are the newest of the first found, not of the whole ledger. */
   capped: boolean;
+  /**
+   * The search index named no event, so raw bodies, headers and payloads were read, newest first: how many
+   * events, whether that was all of them, in how long. `found` is then what the read found.
+   */
+  scan?: { read: number; complete: boolean; ms: number };
 }
 
-/** Every event that mentions the subject, newest first, bounded (the customer view and the dispute bundle). */
+/**
+ * Every event that mentions the subject, newest first, bounded (the customer view and the dispute bundle): the
+ * search index's, or, when it names none (an id past the extractor's limits), a bounded read of raw bodies.
+ */
 export async function findSubjectKeys(db: Db, input: SubjectInput): Promise<SubjectKeys> {
   const { subject } = SubjectInput.parse(input);
   const rows = rowsOf<SubjectKey & { found: number }>(await db.execute(subjectProbeQuery(subject)));
   const found = rows[0]?.found ?? 0;
+  if (found === 0) {
+    const s = await scanMentions(db, subject, { budgetMs: SUBJECT_SCAN_BUDGET_MS, maxMatches: SUBJECT_EVENT_LIMIT });
+    const scan = { read: s.read, complete: s.complete, ms: s.ms };
+    return { subject, keys: s.keys.slice(0, SUBJECT_EVENT_LIMIT), found: s.keys.length, capped: false, scan };
+  }
   const keys = rows.map((r) => ({ source: r.source, eventId: r.eventId }));
   return { subject, keys, found, capped: found > SUBJECT_PROBE_LIMIT };
 }
@@ -359,6 +376,8 @@ export interface SubjectView {
   entities: SubjectEntity[];
   /** More entities than SUBJECT_ENTITY_LIMIT were moved: the list is cut. */
   entitiesCut: boolean;
+  /** Set when the search index named no event and raw bodies were read instead (SubjectKeys.scan). */
+  scan?: SubjectKeys["scan"];
 }
 
 /**
@@ -372,8 +391,8 @@ export async function getSubjectView(
   sourceOf: SourceOf,
 ): Promise<SubjectView> {
   authorize(actor, "events.read");
-  const { subject, keys, found, capped } = await findSubjectKeys(db, input);
+  const { subject, keys, found, capped, scan } = await findSubjectKeys(db, input);
   const events = await subjectEvents(db, keys, sourceOf);
   const { entities, cut } = await subjectEntities(db, events);
-  return { subject, events, found, capped, entities, entitiesCut: cut };
+  return { subject, events, found, capped, entities, entitiesCut: cut, ...(scan ? { scan } : {}) };
 }

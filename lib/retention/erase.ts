@@ -3,9 +3,11 @@ import { z } from "zod";
 import { rowsOf, type Db, type Tx } from "@/db/client";
 import { pgArray } from "@/db/pg-array";
 import { writeAudit } from "@/lib/audit";
-import { audited } from "@/lib/auth/audited";
+import { requirePermission } from "@/lib/auth/audited";
 import { authorize, type Actor } from "@/lib/auth/roles";
-import { ConflictError, ValidationError } from "@/lib/errors";
+import { ConflictError, describeError, ValidationError } from "@/lib/errors";
+import { keysRelation, mentionMatcher, mentionsSql, scanMentions, type StoredEventKey } from "@/db/mentions";
+import { remainingCopies, remainingWords, type RemainingCopy } from "./erase-verify";
 
 /** More events than this for one "subject" is an id many events share (a price, a plan), not a person. */
 export const ERASE_MAX_EVENTS = 10_000;
@@ -13,7 +15,7 @@ export const ERASE_MAX_EVENTS = 10_000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export const EraseInput = z.object({
-  /** A customer or object id, or an email, as search finds it (lib/ledger/subjects.ts). */
+  /** A customer or object id, or an email, as it appears in what the provider sent. */
   subject: z
     .string()
     .trim()
@@ -33,29 +35,72 @@ export interface ErasureCounts {
   /** Of those, events not settled yet: erased and ended `dead`, so no worker applies a redacted payload. */
   pending: number;
   transitions: number;
+  /** Of `events`, those the search index names (subject_ids); the rest only reading their raw bodies found. */
+  indexed: number;
+  /** The read of every stored raw body and headers that always runs: how many events it read, in how long. */
+  scan: { read: number; ms: number };
 }
 
-const matching = (subject: string) => sql`subject_ids @> array[${subject}]::text[]`;
+export interface ErasureResult extends ErasureCounts {
+  /** No stored copy holds the subject any more. False: `remaining` says where one does; audited as an error. */
+  done: boolean;
+  remaining: RemainingCopy[];
+}
+
+interface Found extends ErasureCounts {
+  keys: StoredEventKey[];
+}
+
+/**
+ * Every event whose stored raw body, headers or payload mention the subject (lib/ledger/mentions.ts): the search
+ * index's events, then a read of every stored event for those it does not name (an id past the extractor's
+ * limits, a shape it does not know). Refuses a value on more than ERASE_MAX_EVENTS events.
+ */
+async function findErasure(db: Db | Tx, subject: string): Promise<Found> {
+  const indexed = rowsOf<StoredEventKey>(
+    await db.execute(sql`
+      select source, event_id as "eventId" from webhook_event_body
+      where subject_ids @> array[${subject}]::text[]
+      limit ${ERASE_MAX_EVENTS + 1}`),
+  );
+  const tooMany = (n: number) =>
+    new ValidationError(
+      `${n.toLocaleString("en")} events mention this value: more than ${ERASE_MAX_EVENTS.toLocaleString("en")}, ` +
+        "so it is an id many events share, not a data subject",
+      "subject",
+    );
+  if (indexed.length > ERASE_MAX_EVENTS) throw tooMany(indexed.length);
+  const scan = await scanMentions(db, subject, { maxMatches: ERASE_MAX_EVENTS });
+  const keyOf = (k: StoredEventKey) => `${k.source}\u0000${k.eventId}`;
+  const keys = new Map(indexed.map((k) => [keyOf(k), k]));
+  for (const k of scan.keys) keys.set(keyOf(k), k);
+  if (keys.size > ERASE_MAX_EVENTS) throw tooMany(keys.size);
+  const all = [...keys.values()];
+  const [row] = rowsOf<{ pending: number; transitions: number }>(
+    await db.execute(sql`
+      select (select count(*)::int from ${keysRelation(all)}
+              join webhook_event_state s on s.source = k.source and s.event_id = k.event_id
+              where s.status <> 'settled') as pending,
+             (select count(*)::int from ${keysRelation(all)}
+              join entity_transition t on t.source = k.source and t.event_id = k.event_id) as transitions`),
+  );
+  return {
+    keys: all,
+    events: all.length,
+    pending: row?.pending ?? 0,
+    transitions: row?.transitions ?? 0,
+    indexed: indexed.length,
+    scan: { read: scan.read, ms: scan.ms },
+  };
+}
+
+const countsOf = ({ keys: _keys, ...counts }: Found): ErasureCounts => counts;
 
 /** How many events mention the subject, and what erasing it would touch. A read: changes nothing. */
 export async function previewErasure(db: Db, actor: Actor | undefined, input: EraseInput): Promise<ErasureCounts> {
   authorize(actor, "subjects.erase");
-  return countErasure(db, EraseInput.parse(input).subject);
+  return countsOf(await findErasure(db, EraseInput.parse(input).subject));
 }
-
-async function countErasure(db: Db | Tx, subject: string): Promise<ErasureCounts> {
-  const [row] = rowsOf<ErasureCounts>(
-    await db.execute(sql`
-      with hit as (select source, event_id, status from webhook_event where ${matching(subject)})
-      select (select count(*)::int from hit) as events,
-             (select count(*)::int from hit where status <> 'settled') as pending,
-             (select count(*)::int from entity_transition t join hit h using (source, event_id)) as transitions`),
-  );
-  return row ?? { events: 0, pending: 0, transitions: 0 };
-}
-
-/** `value` as a regular expression matching itself literally (PostgreSQL's ARE escapes like JavaScript's). */
-const literal = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Redact every event that mentions `subject`: payload, raw body and headers become a marker (body_sha256 and the
@@ -65,30 +110,28 @@ const literal = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * quote it are scrubbed. Events not settled yet end `dead` with a reason, so no worker applies the marker.
  * The search directory (subject_term) loses every term of every id and email those events held, and each name
  * found for them: none of it stays searchable. An id other events share too (a price) comes back when one of
- * theirs settles next.
+ * theirs settles next. Then every stored copy is read again: what still holds the subject is returned.
  */
-async function redact(tx: Tx, subject: string, expected?: number): Promise<ErasureCounts> {
-  const counts = await countErasure(tx, subject);
-  if (expected !== undefined && counts.events !== expected)
+async function redact(tx: Tx, subject: string, expected?: number): Promise<Omit<ErasureResult, "done">> {
+  // The reads first: a transaction that has written nothing yet holds back no other's cleanup while it scans.
+  const found = await findErasure(tx, subject);
+  if (expected !== undefined && found.events !== expected)
     throw new ConflictError(
-      `${counts.events} events mention this subject now, not the ${expected} previewed; preview again`,
+      `${found.events} events mention this subject now, not the ${expected} previewed; preview again`,
     );
-  if (counts.events > ERASE_MAX_EVENTS)
-    throw new ValidationError(
-      `${counts.events} events mention this value: more than ${ERASE_MAX_EVENTS.toLocaleString("en")}, so it is an id many events share, not a data subject`,
-      "subject",
-    );
+  const m = mentionMatcher(subject);
   const marker = JSON.stringify({ redacted: true, reason: "data subject erasure", erasedAt: new Date().toISOString() });
-  const pattern = literal(subject);
-  const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${pattern}, '[erased]', 'gi')`;
+  const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${m.pattern}, '[erased]', 'gi')`;
   // Before the directory loses rows: a worker that remembers rows as present sends them again from now on.
   await tx.execute(sql`select nextval('subject_term_epoch')`);
   const done = await tx.execute(sql`
     with hit as (
       -- Both halves locked in key order; the view cannot be locked through its outer join.
       select b.source, b.event_id, b.subject_ids, s.status
-      from webhook_event_body b join webhook_event_state s on s.source = b.source and s.event_id = b.event_id
-      where b.subject_ids @> array[${subject}]::text[] order by b.source, b.event_id for update of b, s
+      from ${keysRelation(found.keys)}
+      join webhook_event_body b on b.source = k.source and b.event_id = k.event_id
+      join webhook_event_state s on s.source = b.source and s.event_id = b.event_id
+      order by b.source, b.event_id for update of b, s
     ), bodies as (
       update webhook_event_body e
       set payload = null, -- the marker below is JSON: the payload is derived from it (db/payload.ts)
@@ -104,6 +147,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
       update webhook_event_state e
       set last_error = case when e.status = 'settled' then ${scrub("e.last_error")}
                             else 'erased (data subject request): the payload was redacted, so it is not processed' end,
+          resolution_note = ${scrub("e.resolution_note")},
           status = case when e.status = 'settled' then e.status else 'dead' end,
           lease_token = case when e.status = 'settled' then e.lease_token end,
           lease_expires_at = case when e.status = 'settled' then e.lease_expires_at end
@@ -123,7 +167,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
       update webhook_attempt a
       set error = ${scrub("a.error")}
       from hit h
-      where a.source = h.source and a.event_id = h.event_id and a.error ~* ${pattern}
+      where a.source = h.source and a.event_id = h.event_id and ${mentionsSql(sql`a.error`, m)}
       returning 1
     )
     select (select count(*) from events) as events, (select count(*) from timeline) as transitions,
@@ -133,7 +177,7 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Erasu
   // attempt holding one of those rows wrote before it let go (the rule in lib/ledger/subject-terms.ts).
   const subjects = [...new Set([...(rowsOf<{ subjects: string[] }>(done)[0]?.subjects ?? []), subject])];
   await tx.execute(sql`delete from subject_term where subject = any(${pgArray(subjects, "text")})`);
-  return counts;
+  return { ...countsOf(found), remaining: await remainingCopies(tx, subject, m, found.keys) };
 }
 
 // The audit row says who, when and how many; it names the request, never the subject (that would keep it).
@@ -142,6 +186,40 @@ const entry = (i: z.output<typeof EraseInput>) => ({
   target: `subject${i.reference ? `:${i.reference}` : ""}`,
   detail: i.reference ? { reference: i.reference } : {},
 });
+
+/**
+ * The redaction and its audit row in one transaction. A copy that remains does not roll the rest back (what could
+ * be erased is), but the erasure is not done: the result says where, and the audit row is an error with the counts.
+ */
+async function runErasure(db: Db, who: Pick<Actor, "id" | "email"> | { id: null; email: string }, input: EraseInput) {
+  const i = EraseInput.parse(input);
+  const e = entry(i);
+  try {
+    return await db.transaction(async (tx): Promise<ErasureResult> => {
+      const r = await redact(tx, i.subject, i.expectedEvents);
+      const done = r.remaining.length === 0;
+      await writeAudit(tx, who, {
+        ...e,
+        detail: {
+          ...e.detail,
+          events: r.events,
+          pending: r.pending,
+          transitions: r.transitions,
+          indexed: r.indexed,
+          scanned: r.scan.read,
+          scanMs: r.scan.ms,
+          ...(done ? {} : { remaining: Object.fromEntries(r.remaining.map((c) => [c.place, c.rows])) }),
+        },
+        result: done ? "ok" : "error",
+        ...(done ? {} : { error: `not done: the subject is still stored in ${remainingWords(r.remaining)}` }),
+      });
+      return { ...r, done };
+    });
+  } catch (err) {
+    await writeAudit(db, who, { ...e, result: "error", error: describeError(err) }).catch(() => {});
+    throw err;
+  }
+}
 
 /** The console's verb: admin only (subjects.erase), in one transaction with its audit row. */
 export async function eraseSubject({
@@ -152,28 +230,15 @@ export async function eraseSubject({
   db: Db;
   actor: Actor | undefined;
   input: EraseInput;
-}): Promise<ErasureCounts> {
-  const i = EraseInput.parse(input);
-  return audited(db, actor, "subjects.erase", entry(i), async (tx, _who, e) => {
-    const counts = await redact(tx, i.subject, i.expectedEvents);
-    e.detail = { ...e.detail, ...counts };
-    return counts;
-  });
+}): Promise<ErasureResult> {
+  const who = await requirePermission(db, actor, "subjects.erase", entry(EraseInput.parse(input)));
+  return runErasure(db, who, input);
 }
 
 /** `npm run erase`: the same change, audited as the operator who ran it (no console session). */
-export async function eraseSubjectAs({ db, who, input }: { db: Db; who: string; input: EraseInput }) {
-  const i = EraseInput.parse(input);
-  return db.transaction(async (tx) => {
-    const counts = await redact(tx, i.subject, i.expectedEvents);
-    await writeAudit(
-      tx,
-      { id: null, email: who },
-      { ...entry(i), detail: { ...entry(i).detail, ...counts }, result: "ok" },
-    );
-    return counts;
-  });
-}
+export const eraseSubjectAs = ({ db, who, input }: { db: Db; who: string; input: EraseInput }) =>
+  runErasure(db, { id: null, email: who }, input);
 
 /** `npm run erase -- --dry-run`: the count, without a console session. */
-export const countSubjectEvents = (db: Db, input: EraseInput) => countErasure(db, EraseInput.parse(input).subject);
+export const countSubjectEvents = async (db: Db, input: EraseInput): Promise<ErasureCounts> =>
+  countsOf(await findErasure(db, EraseInput.parse(input).subject));

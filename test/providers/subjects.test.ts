@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { extractSubjectIds } from "@/lib/ledger/subjects";
+import { extractSubjectIds, subjectExtraction } from "@/lib/ledger/subjects";
 import { githubIssuesOpened } from "@/test/fixtures/github";
+import { githubPush } from "@/test/fixtures/github-push";
 import { paddleSubscriptionEvent } from "@/test/fixtures/paddle";
 import { shopifyOrder } from "@/test/fixtures/shopify";
 import { slackEventCallback } from "@/test/fixtures/slack";
@@ -151,5 +152,48 @@ describe("extractSubjectIds ignores enum values", () => {
   it("[subjects] Slack's team, channel and user ids are subjects", () => {
     const ids = extractSubjectIds({ team_id: "T0001", event: { channel: "C2147483705", user: "U2147483697" } });
     expect(ids).toEqual(["T0001", "C2147483705", "U2147483697"]);
+  });
+});
+
+describe("extractSubjectIds: addresses in use, and where it stops", () => {
+  it.each([
+    "o'connor@example.com",
+    "jenny+receipts@example.com",
+    "first.middle.last@example.co.uk",
+    "d'arcy.o'neil+x@example.org",
+  ])("[subjects] an email with an apostrophe, a plus or dots in its local part (%s) is a subject", (email) => {
+    expect(extractSubjectIds(parsed({ customer_email: email.toUpperCase() }))).toEqual([email]);
+  });
+
+  it("[subjects] a Stripe customer o'connor@example.com is found by its email", () => {
+    const ids = extractSubjectIds(
+      parsed({ object: "customer", id: "cus_OConnorCust0001", email: "O'Connor@Example.com" }),
+    );
+    expect(ids).toEqual(expect.arrayContaining(["cus_OConnorCust0001", "o'connor@example.com"]));
+  });
+
+  it("[subjects] a push of 70 commits stops at 64 ids and says it was cut, so the 70th author is not among them", () => {
+    const authors = Array.from({ length: 70 }, (_, i) => ({ name: `A${i}`, email: `author${i + 1}@example.com` }));
+    authors[69] = { name: "Late Author", email: "late.author@example.com" };
+    const out = subjectExtraction(parsed(githubPush({ authors })));
+    expect(out.ids).toHaveLength(64);
+    expect(out.ids).not.toContain("late.author@example.com");
+    expect(out.truncated).toBe("ids");
+  });
+
+  it("[subjects] a payload nesting past eight levels says it was cut at the depth; a shallow one says nothing", () => {
+    let deep: Record<string, unknown> = { customer: "cus_DeepestLevel01" };
+    for (let i = 0; i < 10; i++) deep = { child: deep };
+    expect(subjectExtraction(deep)).toEqual({ ids: [], truncated: "depth" });
+    expect(subjectExtraction(parsed(stripeSubscriptionEvent()))).not.toHaveProperty("truncated");
+    expect(subjectExtraction(parsed(githubPush()))).not.toHaveProperty("truncated");
+  });
+
+  it("[subjects] exactly 64 ids is not a cut; a 65th is", () => {
+    const ids = (n: number) => ({
+      data: Array.from({ length: n }, (_, i) => ({ customer: `cus_${String(i).padStart(8, "0")}AbC` })),
+    });
+    expect(subjectExtraction(ids(64))).not.toHaveProperty("truncated");
+    expect(subjectExtraction(ids(65)).truncated).toBe("ids");
   });
 });

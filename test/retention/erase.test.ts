@@ -64,8 +64,17 @@ const search = async (q: string) =>
 describe("erasure", () => {
   it("[erasure] preview counts the events that mention a subject; only admins may preview or erase", async () => {
     await history();
-    expect(await previewErasure(db, admin, { subject: CUSTOMER })).toEqual({ events: 3, pending: 0, transitions: 3 });
-    expect(await previewErasure(db, admin, { subject: EMAIL })).toEqual({ events: 1, pending: 0, transitions: 1 });
+    expect(await previewErasure(db, admin, { subject: CUSTOMER })).toMatchObject({
+      events: 3,
+      pending: 0,
+      transitions: 3,
+      indexed: 3,
+    });
+    expect(await previewErasure(db, admin, { subject: EMAIL })).toMatchObject({
+      events: 1,
+      pending: 0,
+      transitions: 1,
+    });
     await expect(previewErasure(db, ops, { subject: CUSTOMER })).rejects.toThrow(ForbiddenError);
     await expect(eraseSubject({ db, actor: ops, input: { subject: CUSTOMER } })).rejects.toThrow(ForbiddenError);
     const [refused] = rowsOf<{ result: string; actor_email: string }>(
@@ -80,10 +89,12 @@ describe("erasure", () => {
     const before = rowsOf<{ event_id: string; body_sha256: string }>(
       await db.execute(sql`select event_id, body_sha256 from webhook_event order by event_id`),
     );
-    expect(await eraseSubject({ db, actor: admin, input: { subject: CUSTOMER, expectedEvents: 3 } })).toEqual({
+    expect(await eraseSubject({ db, actor: admin, input: { subject: CUSTOMER, expectedEvents: 3 } })).toMatchObject({
+      done: true,
       events: 3,
       pending: 0,
       transitions: 3,
+      remaining: [],
     });
     expect(await search(CUSTOMER)).toEqual([]);
     // The ids found beside it go too (the payload they came from is gone): the email no longer finds evt_e3.
@@ -137,9 +148,16 @@ describe("erasure", () => {
         sql`select actor_email, target, detail, result, at from audit_log where action = 'subjects.erase' order by id`,
       ),
     );
+    // history() stores four events: each erasure reads all of them.
+    const scan = { scanned: 4, scanMs: expect.any(Number) as unknown };
     expect(rows.map((r) => [r.actor_email, r.target, r.result, r.detail])).toEqual([
-      [admin.email, "subject:DSR-42", "ok", { reference: "DSR-42", events: 3, pending: 0, transitions: 3 }],
-      ["cli:ops-person", "subject", "ok", { events: 1, pending: 0, transitions: 1 }],
+      [
+        admin.email,
+        "subject:DSR-42",
+        "ok",
+        { reference: "DSR-42", events: 3, pending: 0, transitions: 3, indexed: 3, ...scan },
+      ],
+      ["cli:ops-person", "subject", "ok", { events: 1, pending: 0, transitions: 1, indexed: 1, ...scan }],
     ]);
     expect(JSON.stringify(rows)).not.toMatch(/cus_/);
     expect(JSON.stringify(rows)).not.toMatch(/jenny/i);
@@ -168,7 +186,7 @@ describe("erasure", () => {
       stripeSubscriptionEvent({ eventId: "evt_p1", subscriptionId: "sub_1Pending0001", customerId: CUSTOMER }),
     );
     const counts = await eraseSubject({ db, actor: admin, input: { subject: CUSTOMER } });
-    expect(counts).toEqual({ events: 1, pending: 1, transitions: 0 });
+    expect(counts).toMatchObject({ done: true, events: 1, pending: 1, transitions: 0 });
     expect(await drain(db, testSettings())).toEqual([]);
     const [row] = rowsOf<{ status: string; last_error: string }>(
       await db.execute(sql`select status, last_error from webhook_event where event_id = 'evt_p1'`),

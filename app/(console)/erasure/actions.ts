@@ -1,7 +1,8 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { eraseSubject, previewErasure, type ErasureCounts } from "@/lib/retention/erase";
+import { eraseSubject, previewErasure, type ErasureCounts, type ErasureResult } from "@/lib/retention/erase";
+import { remainingWords } from "@/lib/retention/erase-verify";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
 
@@ -31,17 +32,25 @@ export async function eraseSubjectAction(input: {
   subject: string;
   reference?: string;
   expectedEvents: number;
-}): Promise<ActionResult<ErasureCounts>> {
+}): Promise<ActionResult<ErasureResult>> {
   try {
     const { db, actor } = await getRequestContext();
-    const counts = await eraseSubject({
+    const result = await eraseSubject({
       db,
       actor,
       input: { subject: input.subject, reference: input.reference || undefined, expectedEvents: input.expectedEvents },
     });
     revalidatePath("/events");
     revalidatePath("/audit");
-    return { ok: true, data: counts };
+    if (!result.done) {
+      return {
+        ok: false,
+        error:
+          `Not done: ${result.events.toLocaleString("en")} events were redacted, but the subject is still stored in ` +
+          `${remainingWords(result.remaining)}. The audit log records this erasure as an error.`,
+      };
+    }
+    return { ok: true, data: result };
   } catch (err) {
     return actionError(err);
   }

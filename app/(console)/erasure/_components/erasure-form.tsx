@@ -6,10 +6,24 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Label } from "@/components/ui/input";
-import type { ErasureCounts } from "@/lib/retention/erase";
+import type { ErasureCounts, ErasureResult } from "@/lib/retention/erase";
 import { eraseSubjectAction, previewErasureAction } from "../actions";
 
 const n = (v: number) => v.toLocaleString("en");
+
+/** How the events were found: the search index, and the read of every stored raw body that always runs. */
+function foundWords(p: ErasureCounts): string {
+  const secs = `${(p.scan.ms / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s`;
+  const scanOnly = p.events - p.indexed;
+  if (p.events === 0)
+    return `Not in the search index, nor in the raw body or headers of any of the ${n(p.scan.read)} stored events (read in ${secs}).`;
+  if (scanOnly > 0)
+    return (
+      `${n(p.indexed)} in the search index, ${n(scanOnly)} found only by reading raw bodies and headers ` +
+      `(${n(p.scan.read)} stored events read in ${secs}).`
+    );
+  return `All in the search index; the raw bodies and headers of ${n(p.scan.read)} stored events were read too, in ${secs}.`;
+}
 
 /** Preview how many events mention a subject, then erase exactly those (a changed count refuses). */
 export function ErasureForm() {
@@ -17,7 +31,7 @@ export function ErasureForm() {
   const [, startPreview] = useTransition();
   const [pending, startTransition] = useTransition();
   const [asking, setAsking] = useState(false);
-  const [done, setDone] = useState<{ ok: true; data: ErasureCounts } | { ok: false; error: string }>();
+  const [done, setDone] = useState<{ ok: true; data: ErasureResult } | { ok: false; error: string }>();
   const p = preview?.ok ? preview.data : undefined;
   // By hand, not through the form's action: React resets a form after its action, and the subject should stay.
   const submit = (e: FormEvent<HTMLFormElement>) => {
@@ -90,6 +104,9 @@ export function ErasureForm() {
               <strong>{n(p.events)}</strong> events mention this subject
               {p.pending > 0 ? ` (${n(p.pending)} not processed yet: they will end dead)` : ""} ·{" "}
               <strong>{n(p.transitions)}</strong> timeline rows.
+            </p>
+            <p data-testid="erasure-found" className="text-xs text-muted-foreground">
+              {foundWords(p)}
             </p>
             {asking && !done?.ok ? (
               <div

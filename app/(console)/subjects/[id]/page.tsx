@@ -8,7 +8,7 @@ import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../_lib/session";
 import { EntityCard } from "../_components/entity-card";
 import { EventItem } from "../_components/event-item";
-import { plural, subjectFromParam, subjectHref } from "../_components/format";
+import { plural, scanWords, subjectFromParam, subjectHref } from "../_components/format";
 import { InvalidSubject } from "../_components/invalid-subject";
 
 export const metadata: Metadata = { title: "Customer" };
@@ -24,6 +24,7 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
   const duplicates = v.events.reduce((n, e) => n + e.duplicates, 0);
   const decisions = v.events.flatMap((e) => e.transitions).filter((t) => t.outcome !== "applied").length;
   const search = `/events?${new URLSearchParams({ q: v.subject }).toString()}`;
+  const scanned = scanWords(v);
   return (
     <>
       <PageHeader
@@ -35,7 +36,7 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
         title={<span className="font-mono break-all">{v.subject}</span>}
         description={
           v.events.length === 0
-            ? "No event in the ledger mentions this id or email."
+            ? (scanned ?? "No event in the ledger mentions this id or email.")
             : [
                 `${plural(v.events.length, "event")} from ${sources.join(", ")}`,
                 `${plural(v.entities.length, "entity", "entities")} moved`,
@@ -70,7 +71,12 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
           </>
         }
       />
-      {v.found > v.events.length && (
+      {scanned && v.events.length > 0 && (
+        <p role="status" className="mb-4 rounded-lg border border-warning/40 bg-warning/10 px-4 py-3 text-sm">
+          {scanned}
+        </p>
+      )}
+      {!v.scan && v.found > v.events.length && (
         <p role="status" className="mb-4 rounded-lg border border-warning/40 bg-warning/10 px-4 py-3 text-sm">
           {v.capped
             ? `More than ${(v.found - 1).toLocaleString("en")} events mention this value: an id many events share ` +

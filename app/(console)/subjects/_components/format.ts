@@ -3,7 +3,7 @@ import type { EventOutcome, EventStatusInput } from "@/components/event-status";
 import type { BadgeTone } from "@/components/ui/badge";
 import { utc } from "@/components/utc";
 import type { AttemptOutcome, EventResolution, EventStatus } from "@/db/schema";
-import type { SubjectTransition } from "@/lib/ledger/subject";
+import type { SubjectTransition, SubjectView } from "@/lib/ledger/subject";
 import { SubjectInput } from "@/lib/ledger/subject";
 import { segmentValue } from "@/lib/ledger/params";
 import { tieResolvedWords } from "@/components/tie-resolution";
@@ -15,6 +15,28 @@ export function subjectFromParam(raw: string): { ok: true; subject: string } | {
   const parsed = SubjectInput.safeParse({ subject: segmentValue(raw) });
   if (parsed.success) return { ok: true, subject: parsed.data.subject };
   return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s`;
+
+/**
+ * What the page can say about a subject the search index does not name, from the read of raw bodies (null when
+ * the index named events). Never "no event mentions it" unless every stored event was read.
+ */
+export function scanWords(v: Pick<SubjectView, "scan" | "found" | "events">): string | null {
+  const s = v.scan;
+  if (!s) return null;
+  const read = `${plural(s.read, "stored event")} read in ${seconds(s.ms)}`;
+  if (v.events.length > 0)
+    return (
+      `Not in the search index: ${plural(v.found, "event")} ${v.found === 1 ? "mentions" : "mention"} it in ` +
+      `${v.found === 1 ? "its" : "their"} raw body or headers (${read}` +
+      `${s.complete ? ")" : "; the read stopped there, so older events may mention it too)"}.`
+    );
+  return s.complete
+    ? `No event in the ledger mentions this id or email: not in the search index, nor in any raw body or headers (${read}).`
+    : `Not in the search index, nor in the raw bodies of the newest ${plural(s.read, "event")} (the read stops ` +
+        `after ${seconds(s.ms)}): older events may still mention it. Erasure reads every one.`;
 }
 
 type TransitionLike = Pick<SubjectTransition, "outcome" | "resolution">;

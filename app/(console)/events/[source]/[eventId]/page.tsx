@@ -10,6 +10,7 @@ import { getEnv } from "@/lib/env";
 import { NotFoundError } from "@/lib/errors";
 import { getEventDetail, type EventDetail } from "@/lib/ledger/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
+import { SUBJECT_LIMITS, subjectExtraction, type SubjectTruncation } from "@/lib/ledger/subjects";
 import { isProviderKind } from "@/lib/providers/types";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
@@ -60,6 +61,19 @@ function PathNote({ named }: { named: NamedPath }) {
   );
 }
 
+/** The search index holds what extraction found; when it stopped at a cap, the page says what finds the rest. */
+function SubjectsCutNote({ cut }: { cut: SubjectTruncation }) {
+  const first =
+    cut === "ids"
+      ? `the first ${SUBJECT_LIMITS.ids} of more found in this payload`
+      : `only those within ${SUBJECT_LIMITS.depth} levels (this payload nests deeper)`;
+  return (
+    <p className="mb-2 rounded-md border border-warning/40 bg-warning/10 px-3 py-2 text-xs break-words" role="note">
+      Subject ids: {first}; Search finds this event by those only. Erasure reads every raw body, so it finds the rest.
+    </p>
+  );
+}
+
 // The legacy sheet styles every <button> (accent background, white text): a trigger says its own.
 const trigger = "border-0 bg-transparent px-2 text-xs text-muted-foreground sm:px-2.5 sm:text-sm";
 // Counts only where there is room: at 390 px the five tabs fit without them.
@@ -92,6 +106,8 @@ export default async function EventPage({
   const payload = parsed.ok ? parsed.value : e.payload;
   const kind = source?.provider ?? (isProviderKind(e.source) ? e.source : undefined);
   const named = namedPath([e.lastError, e.intakeNote], payload);
+  // Extraction again, on what was stored: the claim keeps the ids it found, not whether it stopped at a cap.
+  const cut = subjectExtraction(payload, parsed.ok ? e.rawBody : undefined).truncated;
   const tie = d.transitions.findLast((t) => t.outcome === "tie");
   const tieOpen = tie && !d.transitions.some((t) => t.resolution === "by-hand");
   const tab = [(await searchParams).tab].flat()[0];
@@ -154,6 +170,7 @@ export default async function EventPage({
         {/* Mounted while hidden: the tree keeps what a person opened, and the page's text is all there. */}
         <TabsContent value="payload" forceMount className="data-[state=inactive]:hidden">
           {named && <PathNote named={named} />}
+          {cut && <SubjectsCutNote cut={cut} />}
           <PayloadPanel focus={named?.found} />
         </TabsContent>
         <TabsContent value="raw" forceMount className="data-[state=inactive]:hidden">
