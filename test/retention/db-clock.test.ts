@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { rowsOf } from "@/db/client";
 import { setAlertRule } from "@/lib/alerts/manage";
 import { trimAlerts } from "@/lib/alerts/trim";
@@ -9,7 +9,7 @@ import { createRefusalRecorder } from "@/lib/sources/refusals";
 import { makeUser } from "../auth/helpers";
 import { evaluator, insertEvent } from "../alerts/helpers";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { depsFor, post } from "../receiver/harness";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { drain, testSettings } from "../worker/helpers";
@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 
 /** `node --import tsx <file>` on this run's database, its Date `skewDays` ahead (./skewed-clock.mjs). */
 function runSkewed(skewDays: number, args: string[]) {
-  const env = { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_OPTIONS: "", CLOCK_SKEW_DAYS: `${skewDays}` };
+  const env = { ...process.env, DATABASE_URL: testDatabaseUrl(), NODE_OPTIONS: "", CLOCK_SKEW_DAYS: `${skewDays}` };
   const child = spawn(process.execPath, ["--import", "tsx", "--import", "./test/retention/skewed-clock.mjs", ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/roles";
 import { handlerLookup, type HandlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
@@ -9,7 +9,7 @@ import { processLeased } from "@/lib/ledger/process";
 import { backfillSubjectTerms } from "@/lib/ledger/subject-terms";
 import { eraseSubject } from "@/lib/retention/erase";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, query, testSettings, waitFor } from "../worker/helpers";
 
 const { db } = setupTestDb();
@@ -42,7 +42,7 @@ const termsLeft = () =>
  * row waits on it, right where it stands (after a failure's update, inside a settle), until `release()` rolls it back.
  */
 async function termBarrier() {
-  const client = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+  const client = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
   const conn = await client.reserve();
   await conn`begin`;
   await conn`insert into subject_term (term, subject, field, value) values (${EMAIL}, ${EMAIL}, 'email', ${EMAIL})`;
