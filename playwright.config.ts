@@ -7,7 +7,7 @@ const chromium = process.env.CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ?
 export default defineConfig({
   testDir: "./e2e",
   outputDir: "./test-results",
-  workers: 1,
+  workers: 2,
   retries: 0,
   reporter: [["list"]],
   globalTeardown: "./e2e/global-teardown.ts",
