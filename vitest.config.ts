@@ -31,6 +31,9 @@ export default defineConfig({
         test: {
           name: "faults",
           include: FAULTS,
+          // Most files start their own clusters; the ones that kill real workers on the ledger's own tables use one.
+          globalSetup: ["./test/global-setup.ts"],
+          setupFiles: ["./test/worker-database.ts"],
         },
       },
     ],

@@ -6,7 +6,7 @@ import type { ClaimInput } from "@/lib/intake/claim";
 import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb, testDatabaseUrl } from "../db";
-import { query } from "./helpers";
+import { query } from "../worker/helpers";
 
 const { db } = setupTestDb();
 // A worker left running by a failed or timed-out test would go on draining later files' events: none is.
