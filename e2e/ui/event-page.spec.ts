@@ -189,7 +189,8 @@ test("[ui] tabs switch; raw body and cURL copy exactly what was delivered", asyn
     await sql`select headers->>'stripe-signature' as s from webhook_event where event_id = ${id("second")}`
   )[0]?.s as string;
   expect(curl).toContain(`-H 'stripe-signature: ${signature}'`);
-  expect(curl).toContain("curl -X POST 'http://localhost:3000/api/webhooks/stripe'");
+  // The app's own URL (APP_URL), never a fixed localhost.
+  expect(curl).toContain(`curl -X POST '${E2E.baseURL}/api/webhooks/stripe'`);
   expect(curl).toContain(`--data-binary @-\n${delivered}\nEOF\n`);
   expect(curl).not.toMatch(/-H 'host:/);
 });
