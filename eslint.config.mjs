@@ -64,7 +64,7 @@ const restrictedImports = (...groups) => ["error", { paths: processEnvImports, p
  * belongs to no unit: boundaries/no-unknown-files fails it, and every import of it, until it has a layer here.
  */
 const layers = [
-  ["env", "errors", "samples"],
+  ["env", "errors", "samples", "format"],
   ["providers", "lifecycle", "db", "metrics", "log"],
   ["auth", "handlers", "health"],
   ["sources"],
@@ -78,6 +78,7 @@ const layers = [
 // A folder unit is a boundaries element; a file at lib/'s root is a file category (elements are folders).
 const folderUnits = [
   "samples",
+  "format",
   "providers",
   "auth",
   "handlers",

@@ -4,6 +4,7 @@ import { ChevronRightIcon } from "lucide-react";
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { Time } from "./time";
 import { cn } from "./ui/cn";
+import { plural } from "@/lib/format/words";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** A node's place in the tree: object keys and array indexes from the root, e.g. ["data", "object", "customer"]. */
@@ -147,7 +148,7 @@ function Node({
         <Key name={name} />
         <span className="text-muted-foreground">{open}</span>
         <span className="ml-1.5 font-sans text-[0.6875rem] text-muted-foreground">
-          {entries.length} {Array.isArray(value) ? "items" : "keys"}
+          {plural(entries.length, Array.isArray(value) ? "item" : "key")}
         </span>
         <CopyButtons path={path} value={value} />
       </summary>

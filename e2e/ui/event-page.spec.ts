@@ -136,6 +136,10 @@ test("[ui] the event page says in words what happened, with provider times as da
   await expect(panel(page, /Changes/).locator('[data-transition="stale"]')).toContainText(
     "older: version 2024-04-12 05:33:20",
   );
+  // Not "nothing changed": what it carried (trialing), beside the state that won (active, set by the second).
+  const carried = panel(page, /Changes/).locator('[data-transition="stale"] [data-would-have-set]');
+  await expect(carried.locator('[data-field="status"]')).toContainText('"trialing" · standing: "active"');
+  await expect(carried.getByRole("link", { name: id("second") })).toBeVisible();
 
   await page.goto(`/events/stripe/${id("ignored")}`);
   await expect(summary(page)).toHaveText("Ignored: no handler for customer.created; nothing to apply.");
@@ -189,7 +193,8 @@ test("[ui] tabs switch; raw body and cURL copy exactly what was delivered", asyn
     await sql`select headers->>'stripe-signature' as s from webhook_event where event_id = ${id("second")}`
   )[0]?.s as string;
   expect(curl).toContain(`-H 'stripe-signature: ${signature}'`);
-  expect(curl).toContain("curl -X POST 'http://localhost:3000/api/webhooks/stripe'");
+  // The app's own URL (APP_URL), never a fixed localhost.
+  expect(curl).toContain(`curl -X POST '${E2E.baseURL}/api/webhooks/stripe'`);
   expect(curl).toContain(`--data-binary @-\n${delivered}\nEOF\n`);
   expect(curl).not.toMatch(/-H 'host:/);
 });

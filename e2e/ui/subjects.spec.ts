@@ -125,7 +125,8 @@ test("[ui] support opens a customer view from a search and sees every event acro
   await expect(inv.getByRole("link", { name: `customer ${customerId}` })).toBeVisible();
   await expect(events.nth(1)).toContainText("12.34 USD");
   await expect(page.locator(`[data-entity="subscription/sub_1Subj${tag}"]`)).toContainText("active");
-  await expect(page.locator(`[data-entity="customer/${customerId}"]`)).toContainText("4999");
+  // The customer's total in dollars with its currency, never cents labelled as dollars.
+  await expect(page.locator(`[data-entity="customer/${customerId}"]`)).toContainText("49.99 USD");
   await noScriptRan(page);
   await atWidths(page, "subject");
   await page.emulateMedia({ colorScheme: "dark" });
@@ -265,17 +266,17 @@ test("[ui] a customer's entity page shows its real invoice events as applied, an
     await expect(row).toContainText("invoice.paid");
     await expect(row).toContainText("applied");
   }
-  // The worker may apply them in any order; the last one applied brought the total to 7000.
-  await expect(rows.filter({ hasText: /amount_paid_usd: \d+ → 7000/ })).toHaveCount(1);
+  // The worker may apply them in any order; the last one applied brought the total to 70.00 USD.
+  await expect(rows.filter({ hasText: /amount_paid: "\d+\.\d{2} USD" → "70\.00 USD"/ })).toHaveCount(1);
   await expect(page.getByText("no longer in the ledger")).toHaveCount(0);
   await expect(page.getByText("none applied yet")).toHaveCount(0);
   // A customer's totals move by deltas: no version, but the last applied event and when, as a date.
-  await expect(page.getByTestId("entity-current-version")).toContainText("deltas");
+  await expect(page.getByTestId("entity-current-version")).toHaveText("no version: applied once per event");
   await expect(page.getByTestId("entity-current")).toContainText(
     (await rows.first().getAttribute("data-event-id")) ?? "no first row",
   );
   await expect(page.getByTestId("entity-current")).toContainText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
-  await expect(page.getByTestId("entity-state")).toContainText("7000");
+  await expect(page.getByTestId("entity-state")).toContainText("70.00 USD");
   await expect(page.getByTestId("entity-state")).toContainText("invoice_count");
 
   // A versioned entity states its current version as the date it stands for (created 1712900000).
@@ -288,6 +289,10 @@ test("[ui] a customer's entity page shows its real invoice events as applied, an
   const own = page.locator(`li[data-event-id="evt_${tag}_ent1"]`);
   await expect(own).toHaveAttribute("data-outcome", "elsewhere");
   await expect(own.getByRole("link", { name: `customer ${other}` })).toBeVisible();
+  await expect(page.getByTestId("entity-current-version")).toHaveText(
+    `no version: applied once per event, to customer ${other}`,
+  );
+  await expect(page.getByText("An invoice from stripe")).toBeVisible();
   await page.goto(`/entities/stripe/customer/${other}`);
   await atWidths(page, "entity");
   await page.emulateMedia({ colorScheme: "dark" });

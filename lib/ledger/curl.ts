@@ -22,8 +22,8 @@ export interface CurlInput {
   headers: Readonly<Record<string, string>>;
   /** The exact body as received: the signature covers these bytes, so it is sent unchanged. */
   rawBody: string;
-  /** Where the local app listens; http://localhost:3000 unless told. */
-  baseUrl?: string;
+  /** The app's origin (APP_URL, else the request's): where the command sends the delivery. */
+  baseUrl: string;
   /** Said above the command, as shell comments (one per line). */
   comment?: string;
 }
@@ -44,17 +44,11 @@ export function heredocDelimiter(body: string): string {
 const headerArg = (name: string, value: string) => shellQuote(value === "" ? `${name};` : `${name}: ${value}`);
 
 /**
- * A shell command (sh, bash, zsh) that sends this delivery again to a local receiver: the stored headers, the
+ * A shell command (sh, bash, zsh) that sends this delivery again to the app's receiver: the stored headers, the
  * exact raw body. The body travels in a here-document with a quoted delimiter (nothing in it expands); a
  * here-document always ends with a newline the body may not have, so `head -c` passes exactly its bytes.
  */
-export function curlCommand({
-  source,
-  headers,
-  rawBody,
-  baseUrl = "http://localhost:3000",
-  comment,
-}: CurlInput): string {
+export function curlCommand({ source, headers, rawBody, baseUrl, comment }: CurlInput): string {
   const url = `${baseUrl.replace(/\/+$/, "")}/api/webhooks/${encodeURIComponent(source)}`;
   const bytes = new TextEncoder().encode(rawBody).length;
   const delimiter = heredocDelimiter(rawBody);

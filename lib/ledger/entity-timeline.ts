@@ -4,6 +4,7 @@ import { rowsOf, type Db } from "@/db/client";
 import type { AttemptOutcome, EventResolution, EventStatus, TieResolution } from "@/db/schema";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { SOURCE_SLUG } from "@/db/schema/sources";
+import { readEntityStates } from "./entity-state";
 
 export const EntityKeyInput = z.object({
   source: z.string().regex(SOURCE_SLUG),
@@ -53,7 +54,7 @@ export interface EntityTimeline {
    * guard, yet its events are applied, once each by event id.
    */
   lastApplied: { eventId: string; recordedAt: Date; versioned: boolean } | undefined;
-  /** The business row the handlers keep for it (subscription, order, customer totals), as stored now. */
+  /** The business row the handlers keep for it (subscription, order, customer totals), as stored now, money in units. */
   state: Record<string, unknown> | undefined;
   /** Every business row kept for it (a customer's totals: one per currency). */
   states: Record<string, unknown>[];
@@ -61,13 +62,6 @@ export interface EntityTimeline {
   tracked: boolean;
   entries: TimelineEntry[];
 }
-
-// A whitelist: table and key column names never come from data.
-const STATE_TABLES: Record<string, { table: string; key: string }> = {
-  subscription: { table: "subscription", key: "external_id" },
-  order: { table: "order", key: "external_id" },
-  customer: { table: "customer_total", key: "customer_id" },
-};
 
 type Row = {
   event_id: string;
@@ -138,16 +132,8 @@ export async function getEntityTimeline(
     await db.execute(sql`select version::text, event_id, updated_at::text from entity_version
                          where source = ${k.source} and entity_type = ${k.entityType} and entity_id = ${k.entityId}`),
   );
-  // Own keys only: "constructor" or "__proto__" is an unknown type, not Object.prototype's member.
-  const st = Object.hasOwn(STATE_TABLES, k.entityType) ? STATE_TABLES[k.entityType] : undefined;
-  const states = st
-    ? rowsOf<Record<string, unknown>>(
-        await db.execute(
-          sql`select * from ${sql.identifier(st.table)}
-              where source = ${k.source} and ${sql.identifier(st.key)} = ${k.entityId}`,
-        ),
-      )
-    : [];
+  const kept = await readEntityStates(db, k);
+  const states = kept ?? [];
   const entries = rows.map((r): TimelineEntry => ({
     eventId: r.event_id,
     eventType: r.event_type,
@@ -177,7 +163,7 @@ export async function getEntityTimeline(
       : undefined,
     state: states[0],
     states,
-    tracked: st !== undefined,
+    tracked: kept !== undefined,
     entries,
   };
 }

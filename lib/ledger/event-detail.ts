@@ -14,10 +14,12 @@ import {
 import { writeAudit } from "@/lib/audit";
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { PROVIDERS } from "@/lib/providers";
+import { isProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
 import { payloadSql } from "@/db/payload";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "./types";
+import { wouldHaveSet, type WouldHaveSet } from "./would-have-set";
 
 /**
  * How many deliveries the page lists: the claim keeps an event's first and latest few (lib/intake/claim.ts), but
@@ -40,6 +42,8 @@ export interface EventDetail {
   deliveryCount: number;
   attempts: WebhookAttempt[];
   transitions: EntityTransition[];
+  /** For each stale or tied row: what the event carried beside the state that stands (an applied row has changes). */
+  wouldHaveSet: WouldHaveSet[];
 }
 
 /**
@@ -102,13 +106,16 @@ export async function getEventDetail(
       .orderBy(asc(webhookAttempt.number), asc(webhookAttempt.id)),
     db.select().from(entityTransition).where(at(entityTransition)).orderBy(asc(entityTransition.id)),
   ]);
+  const source = await sourceOf(event.source);
+  const kind = source?.provider ?? (isProviderKind(event.source) ? event.source : undefined);
   return {
     event,
-    signature: checkSignatureNow(event, await sourceOf(event.source)),
+    signature: checkSignatureNow(event, source),
     deliveries: deliveries.sort((a, b) => a.id - b.id),
     deliveryCount: Number(total?.n ?? 0),
     attempts,
     transitions,
+    wouldHaveSet: await wouldHaveSet(db, kind, event, transitions),
   };
 }
 

@@ -13,6 +13,8 @@ import type {
 import { authorize, type Actor } from "@/lib/auth/roles";
 import { isProviderKind, type ProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
+import { formatMajor, formatMinor, minorToDecimal } from "@/lib/format/money";
+import { presentState, stateTableOf, STATE_TYPES } from "./entity-state";
 import { textProblem } from "./params";
 import { keysRelation, scanMentions } from "@/db/mentions";
 import { payloadSql } from "@/db/payload";
@@ -167,10 +169,12 @@ export function subjectTransitionsQuery(keys: readonly SubjectKey[]): SQL {
     order by t.id`;
 }
 
-/** An amount as the payload states it: `value` in major units ("20.00"), `field` where it was read. */
+/** An amount as the payload states it: `value` in major units ("20.00"), `text` to show, `field` where it was read. */
 export interface Amount {
   value: string;
   currency: string;
+  /** "20.00 USD", "2,000 JPY": lib/format/money.ts. */
+  text: string;
   field: string;
 }
 
@@ -218,18 +222,6 @@ function instantOf(value: unknown): string | undefined {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
 }
 
-/** Minor units (Stripe's 2000) in the currency's major units ("20.00" USD, "2000" JPY). */
-function majorUnits(minor: number, currency: string): string | undefined {
-  let digits: number;
-  try {
-    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return undefined;
-  }
-  const text = String(Math.abs(minor)).padStart(digits + 1, "0");
-  return `${minor < 0 ? "-" : ""}${digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`}`;
-}
-
 const CURRENCY = /^[A-Za-z]{3}$/;
 type Facts = Partial<Record<string, unknown>>;
 
@@ -237,13 +229,14 @@ function amountOf(kind: ProviderKind | undefined, f: Facts): Amount | null {
   const currency = (v: unknown) => (typeof v === "string" && CURRENCY.test(v) ? v.toUpperCase() : undefined);
   const invoiceCurrency = currency(f.object_currency);
   if (kind === "stripe" && f.object === "invoice" && Number.isSafeInteger(f.amount_paid) && invoiceCurrency) {
-    const value = majorUnits(f.amount_paid as number, invoiceCurrency);
-    if (value) return { value, currency: invoiceCurrency, field: "data.object.amount_paid" };
+    const value = minorToDecimal(f.amount_paid as number, invoiceCurrency);
+    const text = formatMinor(f.amount_paid as number, invoiceCurrency);
+    if (value) return { value, currency: invoiceCurrency, text, field: "data.object.amount_paid" };
   }
   const price = typeof f.total_price === "number" ? String(f.total_price) : f.total_price;
   const orderCurrency = currency(f.currency);
   if (kind === "shopify" && orderCurrency && typeof price === "string" && /^-?\d{1,15}(\.\d{1,6})?$/.test(price))
-    return { value: price, currency: orderCurrency, field: "total_price" };
+    return { value: price, currency: orderCurrency, text: formatMajor(price, orderCurrency), field: "total_price" };
   return null;
 }
 
@@ -316,27 +309,33 @@ export interface SubjectEntity {
   state: Record<string, unknown>[];
   /** No handler keeps a business table for this entity type. */
   untracked: boolean;
+  /** A timeline row of these events is for it: they moved it. Else they only name it (an invoice names its customer). */
+  moved: boolean;
+  /** The entities that the events naming it moved instead (an invoice's event moves its customer's total). */
+  movedInstead: { entityType: string; entityId: string }[];
 }
 
-// The business table behind each entity type and the column its id is in. A whitelist: names never come from data.
-const STATE_TABLES: Record<string, { table: string; key: string }> = {
-  subscription: { table: "subscription", key: "external_id" },
-  order: { table: "order", key: "external_id" },
-  customer: { table: "customer_total", key: "customer_id" },
-};
-
-/** The entities these events moved (or name), each with its current version and business row, by primary key. */
+/** The entities these events moved, then those they only name, each with its current version and business rows. */
 export async function subjectEntities(db: Db, events: readonly SubjectEvent[]) {
   const seen = new Map<string, SubjectEntity>();
   const id = (source: string, type: string, entityId: string) => JSON.stringify([source, type, entityId]);
   const add = (source: string, entityType: string, entityId: string) => {
-    const untracked = !Object.hasOwn(STATE_TABLES, entityType);
-    if (!seen.has(id(source, entityType, entityId)))
-      seen.set(id(source, entityType, entityId), { source, entityType, entityId, current: null, state: [], untracked });
+    const key = id(source, entityType, entityId);
+    let x = seen.get(key);
+    if (!x) {
+      const untracked = !stateTableOf(entityType);
+      x = { source, entityType, entityId, current: null, state: [], untracked, moved: false, movedInstead: [] };
+      seen.set(key, x);
+    }
+    return x;
   };
+  for (const e of events) for (const t of e.transitions) add(t.source, t.entityType, t.entityId).moved = true;
   for (const e of events) {
-    for (const t of e.transitions) add(t.source, t.entityType, t.entityId);
-    if (e.entity) add(e.source, e.entity.type, e.entity.id);
+    if (!e.entity) continue;
+    const x = add(e.source, e.entity.type, e.entity.id);
+    for (const t of e.transitions)
+      if (![x, ...x.movedInstead].some((m) => m.entityType === t.entityType && m.entityId === t.entityId))
+        x.movedInstead.push({ entityType: t.entityType, entityId: t.entityId });
   }
   const all = [...seen.values()];
   const entities = all.slice(0, SUBJECT_ENTITY_LIMIT);
@@ -354,16 +353,18 @@ export async function subjectEntities(db: Db, events: readonly SubjectEvent[]) {
     const x = seen.get(id(v.source, v.type, v.id));
     if (x) x.current = { version: v.version, eventId: v.eventId, updatedAt: v.at };
   }
-  for (const [type, { table, key }] of Object.entries(STATE_TABLES)) {
+  for (const type of STATE_TYPES) {
     const wanted = entities.filter((x) => x.entityType === type);
     if (wanted.length === 0) continue;
+    const { table, key } = stateTableOf(type)!;
     const rows = rowsOf<Record<string, unknown>>(
       await db.execute(sql`
         select s.* from ${sql.identifier(table)} s
         where (s.source, s.${sql.identifier(key)}) in (
           select * from unnest(${texts(wanted.map((x) => x.source))}, ${texts(wanted.map((x) => x.entityId))}))`),
     );
-    for (const row of rows) seen.get(id(String(row.source), type, String(row[key])))?.state.push(row);
+    for (const row of rows)
+      seen.get(id(String(row.source), type, String(row[key])))?.state.push(presentState(type, row));
   }
   return { entities, cut };
 }

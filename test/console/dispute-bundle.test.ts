@@ -115,7 +115,17 @@ describe("the dispute bundle", () => {
       expect(inv.deliveries.map((x) => x.duplicate)).toEqual([false, true]);
       expect(inv.attempts.map((a) => [a.number, a.trigger, a.outcome])).toEqual([[1, "auto", "settled"]]);
       expect(inv.timeline.map((t) => [t.entityType, t.entityId, t.outcome])).toEqual([["customer", cus, "applied"]]);
-      expect(inv.amount).toEqual({ value: "20.00", currency: "USD", field: "data.object.amount_paid" });
+      expect(inv.amount).toEqual({
+        value: "20.00",
+        currency: "USD",
+        text: "20.00 USD",
+        field: "data.object.amount_paid",
+      });
+      // Money in the currency's units with its code, on the timeline and in the state now: never cents as dollars.
+      expect(inv.timeline[0]!.changes).toEqual({ amount_paid: { from: "0.00 USD", to: "20.00 USD" } });
+      const total = file.entities.find((x) => x.entityType === "customer")!;
+      expect(total.state).toEqual([expect.objectContaining({ amount_paid: "20.00 USD", currency: "usd" })]);
+      expect(JSON.stringify(file.entities)).not.toMatch(/amount_paid_usd/);
       expect(file.events.find((e) => e.eventId === "evt_b_sub")!.rawBody).toBe(subscription);
       const shop = file.events.find((e) => e.source === "shopify")!;
       expect(shop.rawBody).toBe(order);

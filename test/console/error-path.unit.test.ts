@@ -6,7 +6,7 @@ const stripe = stripeSubscriptionEvent({ customerId: "cus_1" }) as unknown as Re
 
 describe("the path an error names, found in the payload", () => {
   it("[event page] finds a path the payload has, and the deepest part of one it lacks", () => {
-    expect(namedPath(["data.object is a invoice, not a subscription"], stripe)).toEqual({
+    expect(namedPath(["data.object is an invoice, not a subscription"], stripe)).toEqual({
       named: "data.object",
       found: ["data", "object"],
     });

@@ -90,6 +90,40 @@ describe("the event page", () => {
   });
 });
 
+describe("a stale event's changes", () => {
+  it("[console] a stale event says what it carried and would have set (plan, status), beside the state that won", async () => {
+    const sub = "sub_1DetailStale01";
+    await deliver(
+      stripeSubscriptionEvent({ eventId: "evt_won", created: 2000, subscriptionId: sub, priceId: "price_pro" }),
+    );
+    await drain(db, testSettings());
+    await deliver(
+      stripeSubscriptionEvent({
+        eventId: "evt_late",
+        created: 1000,
+        subscriptionId: sub,
+        status: "past_due",
+        priceId: "price_basic",
+      }),
+    );
+    await drain(db, testSettings());
+    const d = await getEventDetail(db, support, { source: "stripe", eventId: "evt_late" }, current);
+    expect(d.transitions.map((t) => t.outcome)).toEqual(["stale"]);
+    expect(d.wouldHaveSet).toHaveLength(1);
+    const [n] = d.wouldHaveSet;
+    expect(n).toMatchObject({ transitionId: d.transitions[0]!.id, standing: { eventId: "evt_won", version: 2000 } });
+    expect(n!.fields).toEqual(
+      expect.arrayContaining([
+        { field: "plan", carried: "price_basic", standing: "price_pro" },
+        { field: "status", carried: "past_due", standing: "active" },
+      ]),
+    );
+    // An applied event has nothing to compare: what it set is its changes.
+    const applied = await getEventDetail(db, support, { source: "stripe", eventId: "evt_won" }, current);
+    expect(applied.wouldHaveSet).toEqual([]);
+  });
+});
+
 describe("the entity timeline", () => {
   it("[console] shows each event that tried to move a subscription, newest first, the stale one marked, and the current state", async () => {
     const sub = "sub_1Timeline001";

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
 import { bundleQueries } from "@/lib/ledger/dispute-bundle";
+import { entityCountWords, subjectEntityVersionWords } from "@/lib/ledger/entity-words";
 import { getSubjectView, subjectEventsQuery, subjectProbeQuery, subjectTransitionsQuery } from "@/lib/ledger/subject";
 import { shopifyOrder } from "@/test/fixtures/shopify";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
@@ -118,10 +119,16 @@ describe("the customer view", () => {
       at: "2024-04-12T10:18:49.000Z",
       field: "updated_at",
     });
-    expect(by("evt_sv_inv").amount).toEqual({ value: "42.00", currency: "USD", field: "data.object.amount_paid" });
+    expect(by("evt_sv_inv").amount).toEqual({
+      value: "42.00",
+      currency: "USD",
+      text: "42.00 USD",
+      field: "data.object.amount_paid",
+    });
     expect(by(SHOP_EVENT).amount).toEqual({
       value: "49.50",
       currency: "USD",
+      text: "49.50 USD",
       field: "total_price",
     });
     expect(by("evt_sv_inv").duplicates).toBe(2);
@@ -157,9 +164,31 @@ describe("the customer view", () => {
     ]);
     expect(entity("customer", cus)?.state).toEqual([expect.objectContaining({ currency: "usd", invoice_count: 1 })]);
     expect(entity("order", "5745183776999")?.state).toEqual([
-      expect.objectContaining({ email: "Jenny.Subject@Example.com", total_price: "49.50" }),
+      expect.objectContaining({ email: "Jenny.Subject@Example.com", total_price: "49.50 USD" }),
     ]);
     expect(entity("invoice", "in_1MoqxGLgUG5tbmjcJeILGSau")?.untracked).toBe(true);
+  });
+
+  it("[subjects] counts the entities its events moved apart from those they only name, and shows money in units", async () => {
+    await seedCustomer();
+    const v = await getSubjectView(db, support, { subject: cus }, sourceOf);
+    const entity = (type: string, id: string) => v.entities.find((x) => x.entityType === type && x.entityId === id)!;
+    expect(v.entities.map((x) => [x.entityType, x.moved]).sort()).toEqual([
+      ["customer", true],
+      ["invoice", false],
+      ["order", true],
+      ["subscription", true],
+    ]);
+    expect(entityCountWords(v.entities)).toBe("3 entities moved, 1 named only");
+    expect(subjectEntityVersionWords(entity("invoice", "in_1MoqxGLgUG5tbmjcJeILGSau"))).toBe(
+      `no version: applied once per event, to customer ${cus}`,
+    );
+    expect(subjectEntityVersionWords(entity("customer", cus))).toBe("no version: applied once per event");
+    expect(subjectEntityVersionWords(entity("subscription", sub))).toBeNull();
+    expect(entity("customer", cus).state).toEqual([expect.objectContaining({ amount_paid: "42.00 USD" })]);
+    expect(entity("order", "5745183776999").state).toEqual([expect.objectContaining({ total_price: "49.50 USD" })]);
+    const paid = v.events.find((e) => e.eventId === "evt_sv_inv")!.transitions[0]!;
+    expect(paid.changes).toEqual({ amount_paid: { from: "0.00 USD", to: "42.00 USD" } });
   });
 
   it("[subjects] an email finds the same customer's Stripe invoice and Shopify order, whatever its case", async () => {

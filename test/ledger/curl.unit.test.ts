@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { curlCommand, heredocDelimiter, shellQuote } from "@/lib/ledger/curl";
+import { originOf } from "@/lib/server/public-origin";
 
 const dir = mkdtempSync(join(tmpdir(), "ledger-curl-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,9 +43,10 @@ describe("copy as cURL", () => {
     expect(heredocDelimiter("EOF EOF_LEDGER_1 EOF_LEDGER_2")).toBe("EOF_LEDGER_3");
   });
 
-  it("[curl] sends the stored headers, signature included, without hop-by-hop ones, to the local receiver", () => {
+  it("[curl] sends the stored headers, signature included, without hop-by-hop ones, to the app's receiver", () => {
     const command = curlCommand({
       source: "stripe",
+      baseUrl: "http://localhost:3000",
       rawBody: '{"id":"evt_1"}',
       headers: {
         host: "ledger.example.com",
@@ -104,6 +106,7 @@ describe("copy as cURL", () => {
   it("[curl] says its comment as shell comments above the command, which still runs", () => {
     const command = curlCommand({
       source: "stripe",
+      baseUrl: "http://localhost:3000",
       rawBody: "{}",
       headers: {},
       comment: "line one $(id)\nline two",
@@ -116,9 +119,36 @@ describe("copy as cURL", () => {
     expect(run("sh", command).body.toString()).toBe("{}");
   });
 
+  it("[curl] targets the app's own URL: APP_URL when set, else the request's origin, never a fixed localhost", () => {
+    const headers = (h: Record<string, string>) => (name: string) => h[name] ?? null;
+    const configured = originOf({ configured: "https://ledger.example.com/", header: headers({}), port: 3000 });
+    expect(configured).toBe("https://ledger.example.com");
+    expect(originOf({ configured: undefined, header: headers({ host: "10.0.0.5:8080" }), port: 3000 })).toBe(
+      "http://10.0.0.5:8080",
+    );
+    expect(
+      originOf({
+        configured: undefined,
+        header: headers({
+          host: "internal:3000",
+          "x-forwarded-host": "hooks.example.org",
+          "x-forwarded-proto": "https, http",
+        }),
+        port: 3000,
+      }),
+    ).toBe("https://hooks.example.org");
+    expect(originOf({ configured: undefined, header: headers({}), port: 4100 })).toBe("http://127.0.0.1:4100");
+    const command = curlCommand({ source: "stripe", rawBody: "{}", headers: {}, baseUrl: configured });
+    expect(command).toContain("curl -X POST 'https://ledger.example.com/api/webhooks/stripe'");
+    expect(command).not.toContain("localhost");
+  });
+
   it("[curl] keeps a body's own trailing newlines and CRLFs exactly", () => {
     for (const rawBody of ['{"a":1}\n', '{"a":1}\n\n', '{\r\n"a":1\r\n}', "", "\n"]) {
-      const { body } = run("sh", curlCommand({ source: "stripe", rawBody, headers: {} }));
+      const { body } = run(
+        "sh",
+        curlCommand({ source: "stripe", rawBody, headers: {}, baseUrl: "http://127.0.0.1:3000" }),
+      );
       expect(body.toString("utf8")).toBe(rawBody);
     }
   });

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/roles";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
+import { timelineVersionWords } from "@/lib/ledger/entity-words";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
 import { setupTestDb } from "../db";
@@ -33,13 +34,37 @@ describe("the entity timeline", () => {
       ["evt_inv1", "invoice.paid", true, "applied", "settled"],
       ["evt_inv0", "invoice.paid", true, "applied", "settled"],
     ]);
-    expect(t.entries[0]!.changes).toEqual({ amount_paid_usd: { from: 3000, to: 7000 } });
+    expect(t.entries[0]!.changes).toEqual({ amount_paid: { from: "30.00 USD", to: "70.00 USD" } });
     // A delta entity has no version guard, yet it has been applied.
     expect(t.current).toBeUndefined();
     expect(t.lastApplied).toMatchObject({ eventId: "evt_inv2", versioned: false });
     expect(t.states).toHaveLength(1);
     expect(t.state).toMatchObject({ customer_id: customer, currency: "usd", invoice_count: 3 });
-    expect(Number(t.state!.amount_paid)).toBe(7000);
+    expect(t.state!.amount_paid).toBe("70.00 USD");
+  });
+
+  it("[console] a customer's total moves in dollars, with its currency, not in cents labelled as dollars", async () => {
+    await deliver(
+      stripeInvoicePaidEvent({ eventId: "evt_jpy", invoiceId: "in_1TimelineJpy", customerId: customer, amount: 500 }),
+    );
+    const jpy = stripeInvoicePaidEvent({
+      eventId: "evt_jpy2",
+      invoiceId: "in_1TimelineJpy2",
+      customerId: customer,
+      amount: 700,
+    });
+    (jpy.data.object as Record<string, unknown>).currency = "jpy";
+    await deliver(jpy);
+    await drain(db, testSettings());
+    const t = await getEntityTimeline(db, support, { source: "stripe", entityType: "customer", entityId: customer });
+    expect(t.entries.find((e) => e.eventId === "evt_jpy")!.changes).toEqual({
+      amount_paid: { from: "0.00 USD", to: "5.00 USD" },
+    });
+    expect(t.entries.find((e) => e.eventId === "evt_jpy2")!.changes).toEqual({
+      amount_paid: { from: "0 JPY", to: "700 JPY" },
+    });
+    expect(t.states.map((s) => s.amount_paid).sort()).toEqual(["5.00 USD", "700 JPY"]);
+    expect(timelineVersionWords(t)).toBe("no version: applied once per event");
   });
 
   it("[console] an invoice's own page says the event settled by moving its customer", async () => {
@@ -57,6 +82,30 @@ describe("the entity timeline", () => {
       moved: [{ entityType: "customer", entityId: customer }],
     });
     expect(t.state).toBeUndefined();
+  });
+
+  it("[console] an invoice whose event was applied to its customer says it has no version, not 'none applied yet'", async () => {
+    await threeInvoices();
+    const invoice = await getEntityTimeline(db, support, {
+      source: "stripe",
+      entityType: "invoice",
+      entityId: "in_1Timeline1",
+    });
+    expect(timelineVersionWords(invoice)).toBe(`no version: applied once per event, to customer ${customer}`);
+    await deliver(stripeSubscriptionEvent({ eventId: "evt_sub_wait", subscriptionId: "sub_1TimelineWords" }));
+    const waiting = await getEntityTimeline(db, support, {
+      source: "stripe",
+      entityType: "subscription",
+      entityId: "sub_1TimelineWords",
+    });
+    expect(timelineVersionWords(waiting)).toBe("none applied yet");
+    await drain(db, testSettings());
+    const applied = await getEntityTimeline(db, support, {
+      source: "stripe",
+      entityType: "subscription",
+      entityId: "sub_1TimelineWords",
+    });
+    expect(timelineVersionWords(applied)).toBeNull();
   });
 
   it("[console] a pruned event's timeline row says it is no longer in the ledger; a waiting one is pending", async () => {

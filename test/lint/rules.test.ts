@@ -243,6 +243,15 @@ describe("lint: lib/'s layers (boundaries)", () => {
       'import { stripe } from "@/lib/providers/stripe";\nexport const p = stripe;\n',
       layer,
     );
+    await expectFires(
+      "lib/format/__fixture__.ts",
+      'import { PROVIDERS } from "@/lib/providers";\nexport const p = PROVIDERS;\n',
+      layer,
+    );
+    await expectClean(
+      "lib/handlers/__fixture__.ts",
+      'import { formatMinor } from "@/lib/format/money";\nexport const f = formatMinor;\n',
+    );
   });
 
   it("treats lib/audit.ts as part of auth: it may use the roles, not the ledger", async () => {

@@ -4,6 +4,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import type { DeadEvent } from "@/lib/ledger/overview";
 import { eventHref } from "../events/_components/links";
 import { SectionHead } from "./section-head";
+import { plural } from "@/lib/format/words";
 
 /** The newest dead events: out of attempts, waiting for a person to fix, resolve or ignore them. */
 export function DeadEvents({ dead }: { dead: { rows: DeadEvent[]; total: number; more: boolean } }) {
@@ -48,7 +49,7 @@ export function DeadEvents({ dead }: { dead: { rows: DeadEvent[]; total: number;
                 </Link>
                 <div className="mt-0.5 text-xs text-muted-foreground">
                   {d.source} · <span className="font-mono break-all">{d.eventType}</span> ·{" "}
-                  {d.attempts.toLocaleString("en")} attempts
+                  {plural(d.attempts, "attempt")}
                 </div>
                 <div className="text-xs text-muted-foreground">
                   received <Time value={d.receivedAt} />

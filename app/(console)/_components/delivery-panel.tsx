@@ -1,6 +1,7 @@
 import { DeliveryChart } from "@/components/delivery-chart";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { DeliverySeries } from "@/lib/ledger/delivery-series";
+import { plural } from "@/lib/format/words";
 
 /** The 24 h delivery chart in its card: the server reads the series, the browser draws it. */
 export function DeliveryPanel({ series }: { series: DeliverySeries }) {
@@ -12,9 +13,8 @@ export function DeliveryPanel({ series }: { series: DeliverySeries }) {
         <div className="min-w-0">
           <CardTitle id="deliveries-title">Deliveries, last {hours} h (UTC)</CardTitle>
           <CardDescription>
-            {totals.deliveries.toLocaleString("en")} deliveries from{" "}
-            {series.sources.length === 1 ? "1 source" : `${series.sources.length} sources`}, duplicates included (
-            {totals.duplicates.toLocaleString("en")})
+            {plural(totals.deliveries, "delivery", "deliveries")} from {plural(series.sources.length, "source")},
+            duplicates included ({totals.duplicates.toLocaleString("en")})
           </CardDescription>
         </div>
       </CardHeader>

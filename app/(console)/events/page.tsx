@@ -13,6 +13,7 @@ import { EventsTable, type EventRowView } from "./_components/events-table";
 import { EventsToolbar } from "./_components/events-toolbar";
 import { NewEvents } from "./_components/new-events";
 import { filterFromParams, one, sortFromParams, viewHref, type SearchParams } from "./_components/params";
+import { plural } from "@/lib/format/words";
 
 export const metadata: Metadata = { title: "Events" };
 
@@ -71,7 +72,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
       <EventsTable rows={rows} mayAct={mayAct} />
       <nav className="mt-3 flex flex-wrap items-center justify-between gap-2" aria-label="Pages">
         <span className="text-sm text-muted-foreground">
-          {rows.length} event{rows.length === 1 ? "" : "s"} on this page{filtered ? " (filtered)" : ""}
+          {plural(rows.length, "event")} on this page{filtered ? " (filtered)" : ""}
         </span>
         <div className="flex gap-2">
           {page.prevCursor ? (

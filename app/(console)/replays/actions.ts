@@ -8,6 +8,7 @@ import { getReplayWindow, REPLAY_FORM_FIELDS, type ReplayFormErrors, type Replay
 import { cancelReplayRun, getReplayRun, replayInputFromPreview } from "@/lib/replay/runs";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
+import { plural } from "@/lib/format/words";
 
 const RunRef = z.object({ id: z.coerce.number().int().positive() });
 
@@ -46,7 +47,7 @@ export async function previewReplayAction(
       const n = Object.keys(parsed.errors).length;
       return {
         ok: false,
-        error: n === 1 ? "Check the field marked above." : `Check the ${n} fields marked above.`,
+        error: n === 1 ? "Check the field marked above." : `Check the ${plural(n, "field")} marked above.`,
         fieldErrors: parsed.errors,
         values,
       };

@@ -12,7 +12,7 @@ import { requirePage } from "../../_lib/session";
 import { SourceFacts } from "./_components/source-facts";
 import { StateBadge } from "./_components/state-badge";
 import { UrlBox } from "./_components/url-box";
-import { publicOrigin } from "./_lib/public-url";
+import { publicOrigin } from "../../_lib/public-url";
 
 export const metadata: Metadata = { title: "Sources" };
 

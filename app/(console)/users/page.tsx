@@ -9,6 +9,7 @@ import { listUsers, PASSWORD_RULES } from "@/lib/auth/users";
 import { requirePage } from "../../_lib/session";
 import { CreateUserForm } from "./_components/create-user-form";
 import { UserRowActions } from "./_components/user-row-actions";
+import { plural } from "@/lib/format/words";
 
 export const metadata: Metadata = { title: "Users" };
 
@@ -17,8 +18,6 @@ const ROLE_WORDS: Record<(typeof ROLES)[number], string> = {
   ops: "also requeues, processes now, resolves ties and replays",
   admin: "also manages users, sources, alerts and erasure",
 };
-
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
 export default async function UsersPage() {
   const { db, actor } = await requirePage("users.manage", "/users");
@@ -49,7 +48,7 @@ export default async function UsersPage() {
       </Card>
 
       <h2 className="mb-2 text-sm font-semibold">
-        {plural(users.length, "user", "users")}
+        {plural(users.length, "user")}
         {disabled > 0 && <span className="font-normal text-muted-foreground"> · {disabled} disabled</span>}
       </h2>
       <Table>

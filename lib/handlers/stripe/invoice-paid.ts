@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { customerTotal } from "@/db/schema";
+import { formatMinor } from "@/lib/format/money";
 import { integerAt, objectAt, stringAt } from "../read";
 import { defineDeltaHandler } from "../types";
 
@@ -44,6 +45,7 @@ export const stripeInvoicePaid = defineDeltaHandler<Paid>({
       })
       .returning({ amountPaid: customerTotal.amountPaid });
     const to = after?.amountPaid ?? amountPaid;
-    return { [`amount_paid_${currency}`]: { from: to - amountPaid, to } };
+    // Stored in minor units (cents); the timeline says it as a person reads it, with its currency.
+    return { amount_paid: { from: formatMinor(to - amountPaid, currency), to: formatMinor(to, currency) } };
   },
 });

@@ -1,3 +1,4 @@
+import { withArticle } from "@/lib/format/words";
 import { firstPriceId, integerAt, objectAt, optionalString, stringAt } from "../read";
 import { writeSubscription, writeSubscriptions, type SubscriptionState } from "../subscription-store";
 import { defineSnapshotHandler, HandlerInputError } from "../types";
@@ -9,7 +10,7 @@ import { defineSnapshotHandler, HandlerInputError } from "../types";
  */
 function stateOf(object: Record<string, unknown>, deleted: boolean, where: string): SubscriptionState {
   if (object.object !== undefined && object.object !== "subscription")
-    throw new HandlerInputError(`${where} is a ${String(object.object)}, not a subscription`);
+    throw new HandlerInputError(`${where} is ${withArticle(String(object.object))}, not a subscription`);
   const customer = object.customer;
   return {
     externalId: stringAt(object, "id", where),

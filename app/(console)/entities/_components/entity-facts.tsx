@@ -2,11 +2,12 @@ import Link from "next/link";
 import { Time } from "@/components/time";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { EntityTimeline } from "@/lib/ledger/entity-timeline";
+import { timelineVersionWords } from "@/lib/ledger/entity-words";
+import { plural } from "@/lib/format/words";
 import { eventHref } from "../../events/_components/links";
 import { StateValue } from "./state-value";
 import { VersionTime } from "./version-time";
 
-const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 const idLink = "font-mono text-xs break-all text-primary hover:underline";
 
 /** The version guard in words: the date of the newest version applied, or why there is none. */
@@ -23,7 +24,7 @@ export function CurrentVersion({ t }: { t: EntityTimeline }) {
     .filter(([n]) => n > 0)
     .map(([n, w]) => `${n.toLocaleString("en")} ${w}`)
     .join(", ");
-  const delta = !t.current && t.lastApplied && !t.lastApplied.versioned;
+  const unversioned = timelineVersionWords(t);
   const setBy = t.current?.eventId ?? t.lastApplied?.eventId;
   return (
     <Card data-testid="entity-current">
@@ -39,10 +40,8 @@ export function CurrentVersion({ t }: { t: EntityTimeline }) {
           <dd data-testid="entity-current-version" className="min-w-0">
             {t.current ? (
               <VersionTime version={t.current.version} />
-            ) : delta ? (
-              <span>none: its events are deltas, each applied once by its event id</span>
             ) : (
-              <span className="text-muted-foreground">none applied yet</span>
+              <span className={t.lastApplied ? undefined : "text-muted-foreground"}>{unversioned}</span>
             )}
           </dd>
           <dt className="text-muted-foreground">{t.current ? "Set by" : "Last applied"}</dt>
@@ -95,7 +94,7 @@ export function CurrentState({ t }: { t: EntityTimeline }) {
           <CardTitle>Current state</CardTitle>
           <CardDescription>
             {t.states.length > 1
-              ? `${t.states.length} rows kept for this ${t.entityType}`
+              ? `${plural(t.states.length, "row")} kept for this ${t.entityType}`
               : "As the handlers keep it now"}
           </CardDescription>
         </div>

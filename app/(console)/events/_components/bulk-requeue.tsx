@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { countRequeueableAction, requeueMatchingAction } from "../actions";
+import { plural } from "@/lib/format/words";
 
 type Filter = Record<string, string | string[] | undefined>;
 
@@ -29,9 +30,7 @@ export function BulkRequeue({ filter }: { filter: Filter }) {
       const r = await requeueMatchingAction({ filter, confirmed });
       setCount(undefined);
       setMessage(
-        r.ok
-          ? { ok: true, text: `Requeued ${r.data.requeued} event${r.data.requeued === 1 ? "" : "s"}.` }
-          : { ok: false, text: r.error },
+        r.ok ? { ok: true, text: `Requeued ${plural(r.data.requeued, "event")}.` } : { ok: false, text: r.error },
       );
       if (r.ok) router.refresh();
     });
@@ -47,8 +46,7 @@ export function BulkRequeue({ filter }: { filter: Filter }) {
           role="alertdialog"
           aria-label="Confirm bulk requeue"
         >
-          Requeue <strong>{count.toLocaleString("en")}</strong> failed/dead event{count === 1 ? "" : "s"} matching this
-          filter?
+          Requeue <strong>{plural(count, "failed/dead event")}</strong> matching this filter?
           <Button size="sm" disabled={pending} onClick={() => confirm(count)}>
             Requeue {count.toLocaleString("en")}
           </Button>

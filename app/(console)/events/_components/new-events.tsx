@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { countNewerEventsAction } from "../actions";
+import { plural } from "@/lib/format/words";
 
 type Filter = Record<string, string | string[] | undefined>;
 const EVERY_MS = 10_000;
@@ -45,7 +46,7 @@ export function NewEvents({ filter, head }: { filter: Filter; head: string | und
           })
         }
       >
-        <RefreshCwIcon /> {count >= 100 ? "100+" : count} new event{count === 1 ? "" : "s"}: show
+        <RefreshCwIcon /> {count >= 100 ? "100+ new events" : plural(count, "new event")}: show
       </Button>
     </div>
   );

@@ -4,6 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { n, SOURCE_LABELS, statusWords } from "./format";
 import { RunActions } from "./run-actions";
+import { plural } from "@/lib/format/words";
 
 // The e2e specs read these cells by data-count.
 const COUNTS = [
@@ -86,7 +87,7 @@ export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean
                   </div>
                 )}
                 <div className="mt-1 text-xs text-muted-foreground md:hidden">
-                  {n(r.fetched)} fetched · {n(r.new)} new · {n(r.duplicates)} duplicates
+                  {n(r.fetched)} fetched · {n(r.new)} new · {plural(r.duplicates, "duplicate")}
                   {r.failed > 0 && ` · ${n(r.failed)} failed`}
                 </div>
                 {r.lastError && <div className="mt-1 text-xs break-words text-destructive">{r.lastError}</div>}

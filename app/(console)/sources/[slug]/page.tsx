@@ -9,6 +9,7 @@ import { getEnv } from "@/lib/env";
 import { NotFoundError } from "@/lib/errors";
 import { segmentValue } from "@/lib/ledger/params";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
+import { secretHint } from "@/lib/sources/secret-hints";
 import { getSource } from "@/lib/sources/summary";
 import { requirePage } from "../../../_lib/session";
 import { utcInputValue } from "../_components/format";
@@ -20,7 +21,7 @@ import { StateBadge } from "../_components/state-badge";
 import { StateControls } from "../_components/state-controls";
 import { TestEvent } from "../_components/test-event";
 import { UrlBox } from "../_components/url-box";
-import { publicOrigin } from "../_lib/public-url";
+import { publicOrigin } from "../../../_lib/public-url";
 
 export const metadata: Metadata = { title: "Source" };
 
@@ -145,7 +146,11 @@ export default async function SourcePage({ params }: { params: Promise<{ slug: s
         </div>
         <SecretsTable source={source} manage={manage} now={now} />
         {manage && (
-          <RotateSecret slug={source.slug} defaultRetireAt={utcInputValue(new Date(now.getTime() + DAY_MS))} />
+          <RotateSecret
+            slug={source.slug}
+            defaultRetireAt={utcInputValue(new Date(now.getTime() + DAY_MS))}
+            secret={secretHint(source.provider)}
+          />
         )}
       </section>
 

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Input, NativeSelect, Textarea } from "@/components/ui/input";
 import { useKeptFormAction } from "@/components/use-kept-form-action";
+import type { SecretHint } from "@/lib/sources/secret-hints";
 import { createSourceAction } from "../actions";
 import { IssuedSecretBox } from "./issued-secret";
 import { SecretInput } from "./secret-input";
@@ -14,6 +15,8 @@ import { SecretInput } from "./secret-input";
 export interface KindChoice {
   kind: string;
   label: string;
+  /** Where this kind's secret comes from (lib/sources/secret-hints.ts). */
+  secret: SecretHint;
 }
 
 /** After a success the form is replaced by the one-time secret; "Add another" starts a fresh form. */
@@ -36,6 +39,7 @@ function CreateSourceForm({
   const { state, pending, submit } = useKeptFormAction(createSourceAction);
   const [kind, setKind] = useState(kinds[0]?.kind ?? "stripe");
   const [options, setOptions] = useState(Object.values(examples)[0] ?? "{}");
+  const secret = kinds.find((k) => k.kind === kind)?.secret;
 
   if (state?.ok)
     return (
@@ -44,6 +48,7 @@ function CreateSourceForm({
           issued={state.data}
           url={`${origin}/api/webhooks/${state.data.slug}`}
           title={`Source ${state.data.slug} added`}
+          providerIssued={secret?.issuedBy === "provider"}
         />
         <div>
           <Button variant="outline" onClick={again}>
@@ -99,12 +104,8 @@ function CreateSourceForm({
               )}
             </Field>
           </div>
-          <Field
-            id="src-secret"
-            label="Secret"
-            hint="Paste the provider's signing secret, or leave blank to generate one (shown once, to paste there)."
-          >
-            {(control) => <SecretInput {...control} />}
+          <Field id="src-secret" label="Secret" hint={secret?.text}>
+            {(control) => <SecretInput {...control} issuedBy={secret?.issuedBy} />}
           </Field>
           {kind === "standard" && (
             <Field

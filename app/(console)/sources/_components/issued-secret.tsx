@@ -10,7 +10,18 @@ import { UrlBox } from "./url-box";
  * A new secret, shown this once: it lives only in the action's answer (client memory), never in the page
  * the server renders, so a reload or another visit shows its fingerprint only.
  */
-export function IssuedSecretBox({ issued, url, title }: { issued: IssuedSecret; url?: string; title: string }) {
+export function IssuedSecretBox({
+  issued,
+  url,
+  title,
+  providerIssued = false,
+}: {
+  issued: IssuedSecret;
+  url?: string;
+  title: string;
+  /** The provider issues its own secret (Stripe, Shopify, Paddle, Slack): a generated one signs test events only. */
+  providerIssued?: boolean;
+}) {
   return (
     <Card aria-label="New signing secret" data-testid="issued" className="border-warning/50">
       <CardHeader>
@@ -23,8 +34,11 @@ export function IssuedSecretBox({ issued, url, title }: { issued: IssuedSecret; 
         {issued.generated ? (
           <>
             <p>
-              <strong>Copy this signing secret now: it will not be shown again.</strong> Paste it into the
-              provider&apos;s webhook settings; afterwards the console shows only its fingerprint.
+              <strong>Copy this signing secret now: it will not be shown again.</strong>{" "}
+              {providerIssued
+                ? "The provider signs with a secret of its own, not this one: this one signs only the console's " +
+                  "test events. Add the provider's secret with Rotate secret."
+                : "Paste it into the provider's webhook settings; afterwards the console shows only its fingerprint."}
             </p>
             <div className="flex min-w-0 items-start gap-2 rounded-md border bg-muted/50 py-1 pr-1 pl-2.5">
               <code className="min-w-0 flex-1 py-1 font-mono text-xs break-all" data-testid="issued-secret">
@@ -51,7 +65,7 @@ export function IssuedSecretBox({ issued, url, title }: { issued: IssuedSecret; 
             <UrlBox url={url} label="Paste this URL into the provider" />
             <p>
               <Link href={`/sources/${encodeURIComponent(issued.slug)}`} className="text-primary hover:underline">
-                Open the source {issued.slug}
+                Open the source <span className="break-all">{issued.slug}</span>
               </Link>
             </p>
           </>

@@ -7,6 +7,7 @@ import { FormMessage } from "@/components/form-message";
 import { Button } from "@/components/ui/button";
 import { useKeptFormAction } from "@/components/use-kept-form-action";
 import { UtcInput } from "@/components/utc-input";
+import type { SecretHint } from "@/lib/sources/secret-hints";
 import { rotateSecretAction } from "../actions";
 import { IssuedSecretBox } from "./issued-secret";
 import { SecretInput } from "./secret-input";
@@ -17,7 +18,7 @@ type Retire = "at" | "now" | "keep";
  * Rotation: a new secret (pasted or generated) and when the ones there now stop verifying, the overlap
  * while the provider switches. `defaultRetireAt` is 24 h UTC text, "2026-11-29 22:09" (a day ahead).
  */
-export function RotateSecret(props: { slug: string; defaultRetireAt: string }) {
+export function RotateSecret(props: { slug: string; defaultRetireAt: string; secret: SecretHint }) {
   const [round, setRound] = useState(0);
   return <RotateSecretForm key={round} {...props} done={() => setRound((n) => n + 1)} />;
 }
@@ -25,10 +26,12 @@ export function RotateSecret(props: { slug: string; defaultRetireAt: string }) {
 function RotateSecretForm({
   slug,
   defaultRetireAt,
+  secret,
   done,
 }: {
   slug: string;
   defaultRetireAt: string;
+  secret: SecretHint;
   done: () => void;
 }) {
   const { state, pending, submit } = useKeptFormAction(rotateSecretAction);
@@ -37,7 +40,7 @@ function RotateSecretForm({
   if (state?.ok)
     return (
       <div className="flex flex-col gap-3">
-        <IssuedSecretBox issued={state.data} title="New secret added" />
+        <IssuedSecretBox issued={state.data} title="New secret added" providerIssued={secret.issuedBy === "provider"} />
         <div>
           <Button variant="outline" onClick={done}>
             Done
@@ -77,12 +80,8 @@ function RotateSecretForm({
       aria-label="Rotate secret"
     >
       <input type="hidden" name="slug" value={slug} />
-      <Field
-        id="rotate-secret"
-        label="New secret"
-        hint="Paste the provider's new secret, or leave blank to generate one (shown once)."
-      >
-        {(control) => <SecretInput {...control} />}
+      <Field id="rotate-secret" label="New secret" hint={secret.text}>
+        {(control) => <SecretInput {...control} issuedBy={secret.issuedBy} />}
       </Field>
       <fieldset className="flex min-w-0 flex-col gap-2">
         <legend className="mb-1 text-xs font-medium text-muted-foreground">The secrets there now</legend>

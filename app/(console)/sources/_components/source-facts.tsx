@@ -2,8 +2,7 @@ import type { ReactNode } from "react";
 import { Time } from "@/components/time";
 import type { SourceSummary } from "@/lib/sources/summary";
 import { ago, REFUSAL_WORDS } from "./format";
-
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+import { plural } from "@/lib/format/words";
 
 /** One row of a facts list: the term, then what it is. */
 export function Fact({ term, children }: { term: string; children: ReactNode }) {
@@ -33,7 +32,7 @@ export function SourceFacts({ source, now, children }: { source: SourceSummary; 
       </Fact>
       <Fact term="24 h">
         <span data-count="deliveries">{plural(source.deliveries24h, "delivery", "deliveries")}</span> ·{" "}
-        <span data-count="duplicates">{plural(source.duplicates24h, "duplicate", "duplicates")}</span>
+        <span data-count="duplicates">{plural(source.duplicates24h, "duplicate")}</span>
       </Fact>
       <dt className="text-muted-foreground">Refused, 24 h</dt>
       <dd className="min-w-0 wrap-anywhere" data-count="refused">

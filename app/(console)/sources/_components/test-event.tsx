@@ -39,8 +39,9 @@ export function TestEvent({ slug }: { slug: string }) {
             </Badge>{" "}
             to <code className="font-mono text-xs break-all">{result.data.eventType}</code>{" "}
             {result.data.link ? (
-              <Link href={result.data.link} className="break-all text-primary hover:underline">
-                Open event {result.data.eventId}
+              // Only the id may break anywhere: "Open event" wraps between words, never inside one.
+              <Link href={result.data.link} className="text-primary hover:underline">
+                Open event <span className="break-all">{result.data.eventId}</span>
               </Link>
             ) : (
               <span className="text-muted-foreground">(not stored)</span>

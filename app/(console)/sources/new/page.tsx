@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { PROVIDERS, PROVIDER_KINDS } from "@/lib/providers";
+import { secretHint } from "@/lib/sources/secret-hints";
 import { LEMON_SQUEEZY_OPTIONS, TYPEFORM_OPTIONS, ZOOM_OPTIONS } from "@/lib/samples/generic";
 import { requirePage } from "../../../_lib/session";
 import { CreateSource } from "../_components/create-source-form";
-import { publicOrigin } from "../_lib/public-url";
+import { publicOrigin } from "../../../_lib/public-url";
 
 export const metadata: Metadata = { title: "Add a source" };
 
@@ -16,7 +17,7 @@ const EXAMPLES = {
 
 export default async function NewSourcePage() {
   await requirePage("sources.manage", "/sources/new");
-  const kinds = PROVIDER_KINDS.map((kind) => ({ kind, label: PROVIDERS[kind].label }));
+  const kinds = PROVIDER_KINDS.map((kind) => ({ kind, label: PROVIDERS[kind].label, secret: secretHint(kind) }));
   const examples = Object.fromEntries(Object.entries(EXAMPLES).map(([k, v]) => [k, JSON.stringify(v, null, 2)]));
   return (
     <>

@@ -3,12 +3,14 @@ import Link from "next/link";
 import { DownloadIcon, PrinterIcon, SearchIcon } from "lucide-react";
 import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
+import { plural } from "@/lib/format/words";
+import { entityCountWords } from "@/lib/ledger/entity-words";
 import { getSubjectView, SUBJECT_ENTITY_LIMIT } from "@/lib/ledger/subject";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../_lib/session";
 import { EntityCard } from "../_components/entity-card";
 import { EventItem } from "../_components/event-item";
-import { plural, scanWords, subjectFromParam, subjectHref } from "../_components/format";
+import { scanWords, subjectFromParam, subjectHref } from "../_components/format";
 import { InvalidSubject } from "../_components/invalid-subject";
 
 export const metadata: Metadata = { title: "Customer" };
@@ -39,7 +41,7 @@ export default async function SubjectPage({ params }: { params: Promise<{ id: st
             ? (scanned ?? "No event in the ledger mentions this id or email.")
             : [
                 `${plural(v.events.length, "event")} from ${sources.join(", ")}`,
-                `${plural(v.entities.length, "entity", "entities")} moved`,
+                entityCountWords(v.entities),
                 plural(duplicates, "duplicate delivery", "duplicate deliveries"),
                 plural(decisions, "stale or tie decision"),
               ].join(" · ")

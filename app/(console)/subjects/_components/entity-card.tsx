@@ -1,11 +1,12 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
+import { subjectEntityVersionWords } from "@/lib/ledger/entity-words";
 import type { SubjectEntity } from "@/lib/ledger/subject";
 import { StateValue } from "../../entities/_components/state-value";
 import { VersionTime } from "../../entities/_components/version-time";
 import { entityHref } from "../../events/_components/links";
 
-/** An entity the customer's events moved, with its version and business row as they stand now. */
+/** An entity the customer's events moved (or name), with its version and business row as they stand now. */
 export function EntityCard({ x }: { x: SubjectEntity }) {
   return (
     <section
@@ -27,10 +28,8 @@ export function EntityCard({ x }: { x: SubjectEntity }) {
             version <VersionTime version={x.current.version} className="text-foreground" />, since{" "}
             <Time value={x.current.updatedAt} />
           </>
-        ) : x.untracked || x.state.length === 0 ? (
-          "no version applied yet"
         ) : (
-          "no version: moved by deltas, each applied once by its event id"
+          subjectEntityVersionWords(x)
         )}
       </p>
       {x.untracked ? (

@@ -5,7 +5,8 @@ import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { SubjectEvent } from "@/lib/ledger/subject";
 import { entityHref, eventHref } from "../../events/_components/links";
-import { badgeInput, plural } from "./format";
+import { plural } from "@/lib/format/words";
+import { badgeInput } from "./format";
 import { TransitionLine } from "./transition-line";
 
 const DOT: Record<string, string> = {
@@ -43,7 +44,7 @@ export function EventItem({ e }: { e: SubjectEvent }) {
           </div>
           {e.amount && (
             <span className="text-base font-semibold tabular-nums" title={`from ${e.amount.field}`}>
-              {e.amount.value} {e.amount.currency}
+              {e.amount.text}
             </span>
           )}
         </div>
@@ -84,8 +85,7 @@ export function EventItem({ e }: { e: SubjectEvent }) {
             <>
               <dt className="text-muted-foreground">Amount</dt>
               <dd>
-                {e.amount.value} {e.amount.currency}{" "}
-                <span className="font-mono text-muted-foreground">({e.amount.field})</span>
+                {e.amount.text} <span className="font-mono text-muted-foreground">({e.amount.field})</span>
               </dd>
             </>
           )}

@@ -6,6 +6,7 @@ import type { AttemptOutcome, EventResolution, EventStatus } from "@/db/schema";
 import type { SubjectTransition, SubjectView } from "@/lib/ledger/subject";
 import { SubjectInput } from "@/lib/ledger/subject";
 import { segmentValue } from "@/lib/ledger/params";
+import { plural } from "@/lib/format/words";
 import { tieResolvedWords } from "@/components/tie-resolution";
 
 export const subjectHref = (subject: string) => `/subjects/${encodeURIComponent(subject)}`;
@@ -83,6 +84,3 @@ export const show = (v: unknown): string =>
       : typeof v === "object"
         ? JSON.stringify(v)
         : String(v);
-
-export const plural = (n: number, word: string, many = `${word}s`) =>
-  `${n.toLocaleString("en")} ${n === 1 ? word : many}`;

@@ -13,6 +13,7 @@ import { eventKeyFromParams } from "@/lib/ledger/params";
 import { SUBJECT_LIMITS, subjectExtraction, type SubjectTruncation } from "@/lib/ledger/subjects";
 import { isProviderKind } from "@/lib/providers/types";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
+import { publicOrigin } from "../../../../_lib/public-url";
 import { requirePage } from "../../../../_lib/session";
 import { ApplyTieButton } from "../../_components/apply-tie-button";
 import { eventHref } from "../../_components/links";
@@ -131,7 +132,7 @@ export default async function EventPage({
             {tieOpen && can(actor.role, "events.apply-tie") && (
               <ApplyTieButton source={e.source} eventId={e.eventId} keptEventId={tie.priorEventId} />
             )}
-            <CurlButton eventId={e.eventId} />
+            <CurlButton eventId={e.eventId} origin={await publicOrigin()} />
             <Button asChild variant="outline" size="sm" className="text-foreground">
               <a href={`${path}/export`} download>
                 <DownloadIcon aria-hidden />

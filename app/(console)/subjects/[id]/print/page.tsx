@@ -8,7 +8,8 @@ import { buildDisputeBundle, type BundleEvent } from "@/lib/ledger/dispute-bundl
 import type { SignatureCheck } from "@/lib/ledger/event-detail";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
-import { badgeInput, plural, subjectFromParam, subjectHref } from "../../_components/format";
+import { plural } from "@/lib/format/words";
+import { badgeInput, subjectFromParam, subjectHref } from "../../_components/format";
 import { InvalidSubject } from "../../_components/invalid-subject";
 import { PrintButton } from "../../_components/print-button";
 import { TransitionLine } from "../../_components/transition-line";
@@ -81,7 +82,7 @@ function Event({ e, n }: { e: BundleEvent; n: number }) {
         </Fact>
         {e.amount && (
           <Fact term="Amount">
-            {e.amount.value} {e.amount.currency} <span className={muted}>({e.amount.field})</span>
+            {e.amount.text} <span className={muted}>({e.amount.field})</span>
           </Fact>
         )}
         <Fact term="Signature scheme">

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
 import { can } from "@/lib/auth/roles";
+import { withArticle } from "@/lib/format/words";
 import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
 import { isSourceSlug } from "@/lib/ledger/params";
 import { requirePage } from "../../../../../_lib/session";
@@ -35,7 +36,7 @@ export default async function EntityPage({
           </Breadcrumb>
         }
         title={<span className="font-mono break-all">{t.entityId}</span>}
-        description={`A ${t.entityType} from ${t.source}: every event that tried to move it, and what stands now.`}
+        description={`${withArticle(t.entityType, { capital: true })} from ${t.source}: every event that tried to move it, and what stands now.`}
         actions={
           <>
             <Button asChild variant="outline" size="sm">

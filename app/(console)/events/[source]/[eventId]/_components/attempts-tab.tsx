@@ -5,6 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { EventDetail } from "@/lib/ledger/event-detail";
 import { budgetPosition } from "./format";
+import { plural } from "@/lib/format/words";
 
 type Attempt = EventDetail["attempts"][number];
 
@@ -60,7 +61,9 @@ function NextStep({ event, maxAttempts }: { event: EventDetail["event"]; maxAtte
         </>
       );
     case "dead":
-      return <>No retry is scheduled: it waits for a person. A requeue gives it {maxAttempts} attempts again.</>;
+      return (
+        <>No retry is scheduled: it waits for a person. A requeue gives it {plural(maxAttempts, "attempt")} again.</>
+      );
     case "settled":
       return null;
   }
@@ -142,8 +145,8 @@ export function AttemptsTab({ detail, maxAttempts }: { detail: EventDetail; maxA
         </TableBody>
       </Table>
       <p className="text-xs text-muted-foreground">
-        Each event gets {maxAttempts} attempts (WORKER_MAX_ATTEMPTS); a requeue restarts the count, so an attempt reads
-        as its place in the budget it ran in.
+        Each event gets {plural(maxAttempts, "attempt")} (WORKER_MAX_ATTEMPTS); a requeue restarts the count, so an
+        attempt reads as its place in the budget it ran in.
       </p>
     </div>
   );

@@ -2,11 +2,12 @@ import Link from "next/link";
 import { Time } from "@/components/time";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import type { EventDetail } from "@/lib/ledger/event-detail";
-import { entityHref } from "../../../_components/links";
+import { entityHref, eventHref } from "../../../_components/links";
 import { NoteWithDates, Version } from "./version";
 import { tieResolvedWords } from "@/components/tie-resolution";
 
 type Transition = EventDetail["transitions"][number];
+type WouldHaveSet = EventDetail["wouldHaveSet"][number];
 
 const OUTCOME: Record<Transition["outcome"], { label: string; tone: BadgeTone }> = {
   applied: { label: "applied", tone: "success" },
@@ -15,6 +16,55 @@ const OUTCOME: Record<Transition["outcome"], { label: string; tone: BadgeTone }>
 };
 
 const shown = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
+
+/** A stale or tied event's state beside the one standing: what it would have set, and what won. */
+function CarriedBesideStanding({ w, source }: { w: WouldHaveSet; source: string }) {
+  return (
+    <div className="mt-2 flex min-w-0 flex-col gap-1" data-would-have-set="">
+      <p className="text-xs text-muted-foreground">
+        Not applied. It carried this; the state standing now
+        {w.standing?.eventId ? (
+          <>
+            {" "}
+            (set by{" "}
+            <Link
+              className="font-mono break-all text-primary hover:underline"
+              href={eventHref({ source, eventId: w.standing.eventId })}
+            >
+              {w.standing.eventId}
+            </Link>
+            {w.standing.version !== null && (
+              <>
+                , version <Version value={w.standing.version} />
+              </>
+            )}
+            )
+          </>
+        ) : null}{" "}
+        won:
+      </p>
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-xs sm:grid-cols-[minmax(8rem,max-content)_1fr]">
+        {w.fields.map((f) => (
+          <div key={f.field} className="contents" data-field={f.field}>
+            <dt className="font-mono break-all text-muted-foreground">{f.field}</dt>
+            <dd className="mb-1 font-mono break-all sm:mb-0">
+              <span data-carried="">{shown(f.carried)}</span>
+              {JSON.stringify(f.carried) === JSON.stringify(f.standing) ? (
+                <span className="font-sans text-muted-foreground"> (the same stands)</span>
+              ) : (
+                <>
+                  {" "}
+                  <span className="font-sans text-muted-foreground">· standing:</span>{" "}
+                  <span data-standing="">{shown(f.standing)}</span>
+                </>
+              )}
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </div>
+  );
+}
 
 /** Why nothing moved, when no entity timeline row names the event. */
 function nothingBecause(detail: EventDetail, outcome: string | null): string {
@@ -32,6 +82,7 @@ export function ChangesTab({ detail, outcome }: { detail: EventDetail; outcome: 
     <ul className="flex min-w-0 flex-col gap-3">
       {detail.transitions.map((t) => {
         const changes = Object.entries(t.changes);
+        const carried = detail.wouldHaveSet.find((w) => w.transitionId === t.id);
         return (
           <li
             key={t.id}
@@ -73,13 +124,15 @@ export function ChangesTab({ detail, outcome }: { detail: EventDetail; outcome: 
                   </div>
                 ))}
               </dl>
+            ) : carried ? (
+              <CarriedBesideStanding w={carried} source={t.source} />
             ) : (
               <p className="mt-2 text-xs text-muted-foreground" data-changes="">
                 {t.outcome === "applied"
                   ? t.note === "delta"
                     ? "A delta event: it changed the entity by an amount, with no fields to compare."
                     : "No field changed: the state it carried was the state already stored."
-                  : "Nothing changed: recorded on the timeline, not applied."}
+                  : "Not applied: recorded on the timeline, nothing written."}
               </p>
             )}
             {t.note && t.note !== "delta" && (

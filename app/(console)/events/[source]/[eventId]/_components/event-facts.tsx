@@ -8,6 +8,7 @@ import type { ResolvedSource } from "@/lib/sources/types";
 import { entityHref } from "../../../_components/links";
 import type { providerTime } from "./format";
 import { Version } from "./version";
+import { plural } from "@/lib/format/words";
 
 /** Subjects shown as links; a payload can name many (line items), the rest are counted. */
 const SUBJECT_LIMIT = 12;
@@ -138,13 +139,8 @@ export function EventFacts({
         )}
       </Fact>
       <Fact label="Deliveries">
-        {detail.deliveryCount} time{detail.deliveryCount === 1 ? "" : "s"}
-        {dups > 0 && (
-          <span className="text-muted-foreground">
-            {" "}
-            ({dups} duplicate{dups === 1 ? "" : "s"})
-          </span>
-        )}
+        {plural(detail.deliveryCount, "time")}
+        {dups > 0 && <span className="text-muted-foreground"> ({plural(dups, "duplicate")})</span>}
       </Fact>
       <Fact label="Attempts">
         {e.attempts === 0 ? "none yet" : `${used} of ${maxAttempts}`}

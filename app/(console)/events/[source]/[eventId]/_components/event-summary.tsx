@@ -7,6 +7,7 @@ import { entityHref, eventHref } from "../../../_components/links";
 import { splitError, type outcomeOf } from "./format";
 import { Version } from "./version";
 import { TIE_HOW } from "@/components/tie-resolution";
+import { plural } from "@/lib/format/words";
 
 type Transition = EventDetail["transitions"][number];
 type Outcome = ReturnType<typeof outcomeOf>;
@@ -154,7 +155,7 @@ function sentence(d: EventDetail, o: Outcome, max: number): ReactNode {
     case "dead":
       return (
         <>
-          Dead because {reason ?? "of an error that was not recorded"} after {used} of {max} attempts
+          Dead because {reason ?? "of an error that was not recorded"} after {used} of {plural(max, "attempt")}
           {permanent && " (a permanent error: retrying cannot fix it)"}.
         </>
       );

@@ -3,6 +3,7 @@ import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { EventDetail } from "@/lib/ledger/event-detail";
 import { isSignatureHeader } from "./format";
+import { plural } from "@/lib/format/words";
 
 export function HeadersTab({ detail, options }: { detail: EventDetail; options: unknown }) {
   const e = detail.event;
@@ -88,8 +89,8 @@ export function HeadersTab({ detail, options }: { detail: EventDetail; options: 
         </Table>
         {detail.deliveryCount > detail.deliveries.length && (
           <p className="text-xs text-muted-foreground">
-            Showing {detail.deliveries.length} of {detail.deliveryCount.toLocaleString("en")} deliveries: the first and
-            the latest. Older duplicates are counted, not kept.
+            Showing {detail.deliveries.length} of {plural(detail.deliveryCount, "delivery", "deliveries")}: the first
+            and the latest. Older duplicates are counted, not kept.
           </p>
         )}
       </section>

@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { cn } from "@/components/ui/cn";
 import { useEventBody } from "./event-body";
+import { plural } from "@/lib/format/words";
 
 /** The text without the whitespace JSON ignores (outside strings): what a re-serialisation would keep. */
 function withoutInsignificantSpace(text: string): string {
@@ -75,7 +76,7 @@ export function RawBodyPanel() {
           {toggle("raw", "Raw")}
           {pretty.ok && toggle("pretty", "Pretty")}
         </div>
-        <span className="text-xs text-muted-foreground">{bytes.toLocaleString("en")} bytes as received</span>
+        <span className="text-xs text-muted-foreground">{plural(bytes, "byte")} as received</span>
         <CopyButton text={shown} label={mode === "raw" ? "Copy raw body" : "Copy pretty JSON"} />
       </div>
       <p className="text-xs text-muted-foreground" role="note" data-body-note="">
