@@ -5,7 +5,6 @@ import { pgArrays } from "@/db/pg-array";
 import type { HandlerLookup } from "./registry";
 import { decideTie, type TieDecision } from "./ties";
 import {
-  HandlerInputError,
   type Changes,
   type DeltaHandler,
   type Handler,
@@ -326,6 +325,3 @@ async function storeFinals(
     ])}) as v(source, entity_type, entity_id, version, event_id)
     where ev.source = v.source and ev.entity_type = v.entity_type and ev.entity_id = v.entity_id`);
 }
-
-/** Whether retrying can help: a payload without what its handler needs cannot change by waiting. */
-export const isPermanentHandlerError = (err: unknown): boolean => err instanceof HandlerInputError;

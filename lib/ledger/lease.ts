@@ -15,7 +15,6 @@ interface LeaseRow {
   attempts: number;
   attempts_base: number;
   lease_token: string;
-  row_id: string;
   leased_at: string | Date;
   next_trigger: AttemptTrigger;
   next_actor: string | null;
@@ -27,7 +26,7 @@ interface LeaseRow {
 // The lease writes only the narrow state row (e); the body (b) is read beside it, never rewritten.
 const RETURNING = sql`returning e.source, e.event_id, e.event_type, b.payload,
   case when b.payload is null then b.raw_body end as raw_body, e.attempts, e.attempts_base,
-  e.lease_token, e.ctid::text as row_id, e.leased_at, e.next_trigger, e.next_actor, b.intake_note, b.subject_ids`;
+  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, b.intake_note, b.subject_ids`;
 const BODY = sql`webhook_event_body b`;
 const BODY_OF_E = sql`b.source = e.source and b.event_id = e.event_id`;
 
@@ -40,7 +39,6 @@ function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
     attempt: Number(row.attempts),
     attemptsBase: Number(row.attempts_base),
     leaseToken: row.lease_token,
-    rowId: row.row_id,
     leasedAt: new Date(row.leased_at),
     trigger: row.next_trigger,
     actor: row.next_actor ?? workerId,

@@ -43,7 +43,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
   if (events.length > 1) {
     for (let attempt = 1; attempt <= 2; attempt++) {
       try {
-        return await recordAfter(db, await runBatch(db, events, ctx), ctx);
+        return await recordAfter(db, await db.transaction((tx) => applyAndSettle(tx, events, ctx)), ctx);
       } catch (err) {
         // A deadlock or serialization failure says nothing about the events: run the batch again once.
         const transient = isRetryableConflict(err);
@@ -57,33 +57,12 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
   const out: Processed[] = [];
   for (const event of events) {
     try {
-      out.push(...(await recordAfter(db, await runBatch(db, [event], ctx), ctx)));
+      out.push(...(await recordAfter(db, await db.transaction((tx) => applyAndSettle(tx, [event], ctx)), ctx)));
     } catch (err) {
       out.push(await recordFailure(db, event, err, ctx));
     }
   }
   return out;
-}
-
-/** The settle found a row changed since its lease (./lease.ts's tuple id): that transaction is rolled back. */
-class LeaseMoved extends Error {}
-
-/**
- * One transaction for these events. First without a fence: the settle itself checks each row's lease, at the tuple
- * id the lease returned, and a row that changed since (a reaper took the lease, an erasure) rolls the whole
- * transaction back, business writes included; then once more behind the fence, which writes nothing for the events
- * whose lease is gone. A lease is rarely lost, so a batch almost always costs no fence: one statement and one row
- * lock per event fewer (bench:worker). The one new wait: a stale worker's settle reaching a row that its new owner's
- * fence holds, while that owner waits for an entity the stale worker locked. PostgreSQL ends that deadlock within
- * deadlock_timeout and processLeased runs the batch again; both orders end with the new owner's result alone.
- */
-async function runBatch(db: Db, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<BatchResult> {
-  try {
-    return await db.transaction((tx) => applyAndSettle(tx, events, ctx, false));
-  } catch (err) {
-    if (!(err instanceof LeaseMoved)) throw err;
-    return await db.transaction((tx) => applyAndSettle(tx, events, ctx, true));
-  }
 }
 
 /** A batch's result: settled events, and events that failed alone (recorded once the batch has committed). */
@@ -103,13 +82,12 @@ async function recordAfter(db: Db, result: BatchResult, ctx: ProcessContext): Pr
 }
 
 /**
- * The fence, for a batch whose first try found a lease gone (runBatch): lock the rows whose lease is still ours. A
- * worker that lost its lease finds nothing here and writes nothing; once locked, no reaper or other worker can take
- * them until we commit. Only the narrow state rows: the body was read by the lease and is never rewritten. Each row
- * is found by its primary key: `status || ''` keeps the planner off the status and lease indexes, whose 'processing'
- * range holds an entry for every lease since the last vacuum. The statistics say few rows are processing, so a
- * cached plan walked that whole range per batch (100 µs per event at 300,000 events, bench:worker with autovacuum
- * off). Exported for its plan test.
+ * The fence, first in every batch: lock the rows whose lease is still ours. A worker that lost its lease finds
+ * nothing here and writes nothing; once locked, no reaper or other worker can take them until we commit. Only the
+ * narrow state rows: the body was read by the lease and is never rewritten. Each row is found by its primary key:
+ * `status || ''` keeps the planner off the status and lease indexes, whose 'processing' range holds an entry for
+ * every lease since the last vacuum, which a cached plan priced on stale statistics would walk per batch. Exported
+ * for its plan test.
  */
 export function fenceSql(events: readonly Pick<LeasedEvent, "source" | "eventId" | "leaseToken">[]): SQL {
   return sql`
@@ -133,17 +111,11 @@ async function fence(tx: Tx, events: readonly LeasedEvent[]): Promise<Map<string
   return new Map(rows.map((r) => [keyOf({ source: r.source, eventId: r.event_id }), r.row_id]));
 }
 
-async function applyAndSettle(
-  tx: Tx,
-  events: readonly LeasedEvent[],
-  ctx: ProcessContext,
-  fenced: boolean,
-): Promise<BatchResult> {
+async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: ProcessContext): Promise<BatchResult> {
   if (ctx.statementTimeoutMs) await setLocalTimeouts(tx, { statementTimeoutMs: ctx.statementTimeoutMs });
-  // Each row's tuple id, by event key: the fence's (locked by this transaction until it commits, so the row cannot
-  // move before the settle), or the lease's (the settle checks the lease is still there).
-  const rowIds = fenced ? await fence(tx, events) : new Map(events.map((e) => [keyOf(e), e.rowId]));
-  const mine = fenced ? events.filter((e) => rowIds.has(keyOf(e))) : events;
+  // Locked by this transaction until it commits, a fenced row cannot move before the settle finds it by tuple id.
+  const rowIds = await fence(tx, events);
+  const mine = events.filter((e) => rowIds.has(keyOf(e)));
   const applied = await applyBatch(tx, mine, ctx);
   const done: Done[] = [];
   const failed = new Map<LeasedEvent, unknown>();
@@ -160,12 +132,8 @@ async function applyAndSettle(
   }));
   let committed = () => {};
   if (done.length > 0) {
-    const settled = await settleMany(tx, done, rowIds);
-    if (settled < done.length) {
-      if (!fenced) throw new LeaseMoved(`${done.length - settled} of ${done.length} leases changed before the settle`);
-      throw new Error(`the settle found ${settled} of the ${done.length} rows its fence locked`);
-    }
-    // The search directory commits with the settle, written after the settle locked each row and found its lease
+    await settleMany(tx, done, rowIds);
+    // The search directory commits with the settle, written after the fence locked each row and found its lease
     // (the rule in ./subject-terms.ts): off the claim path, once per event.
     committed = await recordSubjectTerms(
       tx,
@@ -182,17 +150,16 @@ async function applyAndSettle(
 type Done = Applied & { event: LeasedEvent };
 
 /**
- * Appends the batch's timeline rows, settles its ledger rows and appends their attempt rows: two statements; returns
- * how many rows it settled, which is fewer than `done` where a lease is gone. The settle finds each row by its tuple
- * id (`rowIds`, by event key: the lease's or the fence's) and its outcome and lease in maps by that id, so no plan
- * can join the batch to the table: joined by key, a batch of 250 hashed all 20,000 state rows,
- * and a cached plan, taking the batch for 10 rows, matched each key against each row (bench:worker). The id array
- * is built at run time so the planner cannot price 250 tuple fetches as 250 reads from disk and scan instead.
+ * Appends the batch's timeline rows, settles its ledger rows and appends their attempt rows: two statements. The
+ * settle finds each row by the tuple id the fence locked (`rowIds`, by event key) and its outcome in a map by that
+ * id, so no plan can join the batch to the table: joined by key, a small table was hashed whole per batch, and a
+ * cached plan that took the batch for a few rows matched each key against each row. The id array is built at run
+ * time so the planner cannot price the tuple fetches as reads from disk and scan instead.
  */
-async function settleMany(tx: Tx, done: readonly Done[], rowIds: ReadonlyMap<string, string>): Promise<number> {
+async function settleMany(tx: Tx, done: readonly Done[], rowIds: ReadonlyMap<string, string>): Promise<void> {
   const transitions = done.flatMap((d) => (d.transition ? [d.transition] : []));
   await insertTransitions(tx, transitions);
-  return rowsOf<{ settled: number }>(await tx.execute(settleSql(done, rowIds)))[0]!.settled;
+  await tx.execute(settleSql(done, rowIds));
 }
 
 /** settleMany's settle and attempts statement (exported for its plan test). */
@@ -200,7 +167,6 @@ export function settleSql(done: readonly Pick<Done, "event" | "outcome">[], rowI
   const col = (f: (d: Pick<Done, "event" | "outcome">) => string | number | null) => done.map(f);
   const rows = done.map((d) => rowIds.get(keyOf(d.event))!);
   const outcomes = Object.fromEntries(done.map((d, i) => [rows[i], d.outcome]));
-  const tokens = Object.fromEntries(done.map((d, i) => [rows[i], d.event.leaseToken]));
   return sql`
     with v as (
       select * from unnest(${pgArrays([
@@ -217,17 +183,11 @@ export function settleSql(done: readonly Pick<Done, "event" | "outcome">[], rowI
         outcome = ${JSON.stringify(outcomes)}::jsonb ->> e.ctid::text, lease_token = null, lease_expires_at = null,
         next_trigger = 'auto', next_actor = null
       where e.ctid = any(array(select unnest(${pgArray(rows, "tid")})))
-        -- Still this lease's row (a tuple id alone may have been reused by another row once the old one was pruned).
-        and e.lease_token = (${JSON.stringify(tokens)}::jsonb ->> e.ctid::text)::uuid and e.status || '' = 'processing'
-      returning 1
-    ), attempts as (
-      insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
-      select source, event_id, number, trigger, actor, started_at, clock_timestamp(), outcome from v
     )
-    select count(*)::int as settled from settled`;
+    insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
+    select source, event_id, number, trigger, actor, started_at, clock_timestamp(), outcome from v`;
 }
 
-/** Records a failed attempt, fenced on the lease: failed with backoff, or dead when the budget is spent. */
 /**
  * Whether retrying can help. Permanent: the payload lacks what its handler needs, or holds a value the
  * database refuses (SQLSTATE class 22/54); waiting changes neither. Everything else (a dropped
@@ -237,6 +197,7 @@ export function errorKindOf(err: unknown): ErrorKind {
   return err instanceof HandlerInputError || isDataError(err) ? "permanent" : "transient";
 }
 
+/** Records a failed attempt, fenced on the lease: failed with backoff, or dead when the budget is spent. */
 async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: ProcessContext): Promise<Processed> {
   const kind = errorKindOf(err);
   const reason = err instanceof HandlerInputError ? err.message : describeError(err);

@@ -17,11 +17,6 @@ export interface LeasedEvent extends EventKey {
   attempt: number;
   attemptsBase: number;
   leaseToken: string;
-  /**
-   * The row's tuple id as the lease left it. The settle finds the row there unless it changed since, and every
-   * change to a leased row takes the lease away (a reaper, an erasure): lib/ledger/process.ts.
-   */
-  rowId: string;
   leasedAt: Date;
   trigger: AttemptTrigger;
   actor: string;

@@ -55,10 +55,6 @@ export function anyMatch<S = string>(
   return matched;
 }
 
-export function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
-}
-
 /**
  * `t=…,v1=…,v1=…` (Stripe) and `ts=…;h1=…;h1=…` (Paddle): one timestamp and every hex signature
  * under `signatureKey` (several while a secret is being rotated).

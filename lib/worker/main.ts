@@ -1,4 +1,3 @@
-import { setFlagsFromString } from "node:v8";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { connectPostgres } from "@/db/client";
@@ -13,20 +12,6 @@ import { workerSettingsFromEnv } from "./settings";
 import { WAKE_CHANNEL } from "./wake";
 
 const logger = componentLogger("worker");
-
-// TurboFan inlines Array.prototype.map and friends into the hot path, and the arrays it builds there are holey
-// where the builtin's are packed: each function that had seen only one kind deoptimizes and is compiled again
-// (the batch guard four times, its entity lock three: about a third of the compiler's time in a cold drain,
-// docs/benchmarks.md). Called out of line, each compiles once. Set before any hot code is compiled. V8 skips (and
-// prints) a flag it does not know, so a Node without this one loses only the saving; as a node option, an unknown
-// flag would stop the worker from starting.
-setFlagsFromString("--no-turbo-inline-array-builtins");
-// A function is optimised after about 8× V8's default budget of bytecode executed (66k → 540k): in a cold
-// 20,000-event drain TurboFan then compiles 66 functions in 153 ms instead of 229 in 518 ms, and the worker's CPU per
-// event there fell by about 8 µs (a tenth); after 80,000 events, no change either way (docs/benchmarks.md). The
-// app's process, which also serves pages, keeps V8's default. Read at each function's next budget reset, so
-// setting it here, after the imports ran once, is enough.
-setFlagsFromString("--interrupt-budget=540000");
 
 /** `npm run worker`: a standalone worker process, for scaling out beside the app. */
 async function main() {
