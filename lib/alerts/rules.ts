@@ -68,10 +68,7 @@ export interface EffectiveRule {
 
 export type RuleDefaultsEnv = Pick<
   Env,
-  | "ALERT_DEAD_EVENTS"
-  | "ALERT_BACKLOG_MINUTES"
-  | "ALERT_REFUSALS_PER_10_MINUTES"
-  | "ALERT_SILENT_HOURS"
+  "ALERT_DEAD_EVENTS" | "ALERT_BACKLOG_MINUTES" | "ALERT_REFUSALS_PER_10_MINUTES" | "ALERT_SILENT_HOURS"
 >;
 
 /**
