@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authUser, authVerification } from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
+import { DEMO_FILE, type Demo } from "@/lib/demo/demo-file";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { ConflictError } from "@/lib/errors";
 import { CreateUserInput, insertUser, lockUserChanges } from "./users";
@@ -54,6 +55,28 @@ export async function bootstrapFirstAdmin(
     });
   });
   return { kind: "setup-link", url: `${opts.baseURL.replace(/\/$/, "")}/setup?token=${token}` };
+}
+
+/**
+ * The first admin at start-up, and the line that says what happened: created, and from where (the quick
+ * start's demo file hands its admin over as ADMIN_EMAIL/ADMIN_PASSWORD, so the values tell them apart),
+ * or the setup link to open. Nothing to say once a user exists.
+ */
+export async function bootstrapAtStartup(
+  db: Db,
+  opts: {
+    email?: string;
+    password?: string;
+    baseURL: string;
+    demo?: Pick<Demo, "adminEmail" | "adminPassword">;
+  },
+): Promise<string | undefined> {
+  const first = await bootstrapFirstAdmin(db, opts);
+  if (first.kind === "setup-link") return `no users yet: create the first admin at ${first.url} (valid 24 h, once)`;
+  if (first.kind === "exists") return undefined;
+  const fromDemo = opts.demo?.adminEmail === opts.email && opts.demo?.adminPassword === opts.password;
+  const from = fromDemo ? `the demo file ${DEMO_FILE}` : "ADMIN_EMAIL and ADMIN_PASSWORD";
+  return `created the first admin ${first.email} from ${from}`;
 }
 
 /**
