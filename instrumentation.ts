@@ -8,14 +8,15 @@ export async function register(): Promise<void> {
     console.log(`[ledger] database ready (${handle.kind})`);
     const { bootstrapAtStartup } = await import("@/lib/auth/bootstrap");
     const { appBaseURL } = await import("@/lib/auth/runtime");
-    const { readDemo } = await import("@/lib/demo/demo-file");
+    const { DEMO_FILE, readDemo } = await import("@/lib/demo/demo-file");
     const { getEnv } = await import("@/lib/env");
     const env = getEnv();
+    const demo = readDemo();
     const line = await bootstrapAtStartup(handle.db, {
       email: env.ADMIN_EMAIL,
       password: env.ADMIN_PASSWORD,
       baseURL: appBaseURL(),
-      demo: readDemo(),
+      demo: demo && { ...demo, file: DEMO_FILE },
     });
     if (line) console.log(`[ledger] ${line}`);
   } catch (err) {

@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authUser, authVerification } from "@/db/schema";
 import { writeAudit } from "@/lib/audit";
-import { DEMO_FILE, type Demo } from "@/lib/demo/demo-file";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { ConflictError } from "@/lib/errors";
 import { CreateUserInput, insertUser, lockUserChanges } from "./users";
@@ -68,14 +67,16 @@ export async function bootstrapAtStartup(
     email?: string;
     password?: string;
     baseURL: string;
-    demo?: Pick<Demo, "adminEmail" | "adminPassword">;
+    /** The quick start's demo admin and the file it was generated into. */
+    demo?: { adminEmail: string; adminPassword: string; file: string };
   },
 ): Promise<string | undefined> {
   const first = await bootstrapFirstAdmin(db, opts);
   if (first.kind === "setup-link") return `no users yet: create the first admin at ${first.url} (valid 24 h, once)`;
   if (first.kind === "exists") return undefined;
-  const fromDemo = opts.demo?.adminEmail === opts.email && opts.demo?.adminPassword === opts.password;
-  const from = fromDemo ? `the demo file ${DEMO_FILE}` : "ADMIN_EMAIL and ADMIN_PASSWORD";
+  const demo = opts.demo;
+  const fromDemo = demo && demo.adminEmail === opts.email && demo.adminPassword === opts.password;
+  const from = fromDemo ? `the demo file ${demo.file}` : "ADMIN_EMAIL and ADMIN_PASSWORD";
   return `created the first admin ${first.email} from ${from}`;
 }
 

@@ -73,7 +73,7 @@ describe("the first admin", () => {
   });
 
   it("[bootstrap] start-up says the first admin came from the demo file when the quick start supplied it", async () => {
-    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr" };
+    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr", file: ".data/demo.json" };
     const line = await bootstrapAtStartup(db, { email: demo.adminEmail, password: demo.adminPassword, baseURL, demo });
     expect(line).toBe("created the first admin admin@demo.local from the demo file .data/demo.json");
     expect(line).not.toContain("ADMIN_EMAIL");
@@ -83,7 +83,7 @@ describe("the first admin", () => {
   });
 
   it("[bootstrap] start-up names ADMIN_EMAIL and ADMIN_PASSWORD when they, not the demo file, made the first admin", async () => {
-    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr" };
+    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr", file: ".data/demo.json" };
     expect(
       await bootstrapAtStartup(db, { email: "root@example.com", password: "first admin password", baseURL, demo }),
     ).toBe("created the first admin root@example.com from ADMIN_EMAIL and ADMIN_PASSWORD");
