@@ -87,6 +87,7 @@ export default async function UsersPage() {
                   role={u.role}
                   disabled={u.disabled}
                   roles={ROLES}
+                  roleWords={ROLE_WORDS}
                   self={u.id === actor.id}
                 />
               </TableCell>
