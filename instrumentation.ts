@@ -6,18 +6,19 @@ export async function register(): Promise<void> {
   try {
     const handle = await getDbHandle();
     console.log(`[ledger] database ready (${handle.kind})`);
-    const { bootstrapFirstAdmin } = await import("@/lib/auth/bootstrap");
+    const { bootstrapAtStartup } = await import("@/lib/auth/bootstrap");
     const { appBaseURL } = await import("@/lib/auth/runtime");
+    const { DEMO_FILE, readDemo } = await import("@/lib/demo/demo-file");
     const { getEnv } = await import("@/lib/env");
     const env = getEnv();
-    const first = await bootstrapFirstAdmin(handle.db, {
+    const demo = readDemo();
+    const line = await bootstrapAtStartup(handle.db, {
       email: env.ADMIN_EMAIL,
       password: env.ADMIN_PASSWORD,
       baseURL: appBaseURL(),
+      demo: demo && { ...demo, file: DEMO_FILE },
     });
-    if (first.kind === "created") console.log(`[ledger] created the first admin ${first.email} from ADMIN_EMAIL`);
-    if (first.kind === "setup-link")
-      console.log(`[ledger] no users yet: create the first admin at ${first.url} (valid 24 h, once)`);
+    if (line) console.log(`[ledger] ${line}`);
   } catch (err) {
     // Keep serving: /api/health answers 503 and each request retries the connection.
     console.error("[ledger] database not ready:", describeError(err));

@@ -170,7 +170,8 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
     "Dead because downstream timeout after 8 of 8 attempts",
   );
   await page.getByRole("button", { name: "Requeue" }).click();
-  await expect(page.getByRole("status")).toContainText("Requeued");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Requeue event" }).click();
+  await expect(page.getByRole("status")).toContainText("Requeued: waiting");
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, {
       timeout: 10_000,

@@ -180,6 +180,7 @@ test("[ui][csrf] a server-action call replayed with a foreign Origin and the vic
   // Capture the real call the Requeue button makes (a fetch action: the Next-Action header, the encoded arguments).
   const sent = appPost(page, `/events/stripe/${first}`);
   await page.getByRole("button", { name: "Requeue" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Requeue event" }).click();
   const real = await sent;
   await expect(page.getByRole("status")).toContainText("Requeued");
   const captured = await real.allHeaders();

@@ -207,6 +207,7 @@ test.beforeAll(async ({ browser, request }) => {
   await expect(admin.getByRole("status")).toHaveText("User added.");
   await admin.goto(`/events/stripe/${encodeURIComponent(ids.requeued)}`);
   await admin.getByRole("button", { name: "Requeue" }).click();
+  await admin.getByRole("alertdialog").getByRole("button", { name: "Requeue event" }).click();
   await expect(admin.getByRole("status")).toContainText("Requeued");
   await admin.close();
 });

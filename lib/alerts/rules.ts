@@ -68,17 +68,15 @@ export interface EffectiveRule {
 
 export type RuleDefaultsEnv = Pick<
   Env,
-  | "ALERT_DEAD_EVENTS"
-  | "ALERT_BACKLOG_MINUTES"
-  | "ALERT_REFUSALS_PER_10_MINUTES"
-  | "ALERT_SILENT_HOURS"
-  | "ALERT_SLACK_WEBHOOK_URL"
-  | "ALERT_WEBHOOK_URL"
+  "ALERT_DEAD_EVENTS" | "ALERT_BACKLOG_MINUTES" | "ALERT_REFUSALS_PER_10_MINUTES" | "ALERT_SILENT_HOURS"
 >;
 
-/** The deploy's rules: a threshold variable set turns its rule on; dead events are on when a channel is set. */
+/**
+ * The deploy's rules: a threshold variable set turns its rule on; dead events are on unless
+ * ALERT_DEAD_EVENTS=off. The console is a channel itself: incidents open there whether or not a
+ * Slack or webhook channel is set, and only those receive messages.
+ */
 export function defaultRules(env: Partial<RuleDefaultsEnv>): Record<AlertRule, EffectiveRule> {
-  const channel = Boolean(env.ALERT_SLACK_WEBHOOK_URL || env.ALERT_WEBHOOK_URL);
   const byThreshold = (rule: AlertRule, value: number | undefined): EffectiveRule => ({
     rule,
     enabled: value !== undefined,
@@ -88,7 +86,7 @@ export function defaultRules(env: Partial<RuleDefaultsEnv>): Record<AlertRule, E
   return {
     dead_event: {
       rule: "dead_event",
-      enabled: env.ALERT_DEAD_EVENTS === undefined ? channel : env.ALERT_DEAD_EVENTS === "on",
+      enabled: env.ALERT_DEAD_EVENTS !== "off",
       threshold: null,
       origin: { kind: "default", variable: env.ALERT_DEAD_EVENTS === undefined ? undefined : "ALERT_DEAD_EVENTS" },
     },

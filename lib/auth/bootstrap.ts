@@ -57,6 +57,30 @@ export async function bootstrapFirstAdmin(
 }
 
 /**
+ * The first admin at start-up, and the line that says what happened: created, and from where (the quick
+ * start's demo file hands its admin over as ADMIN_EMAIL/ADMIN_PASSWORD, so the values tell them apart),
+ * or the setup link to open. Nothing to say once a user exists.
+ */
+export async function bootstrapAtStartup(
+  db: Db,
+  opts: {
+    email?: string;
+    password?: string;
+    baseURL: string;
+    /** The quick start's demo admin and the file it was generated into. */
+    demo?: { adminEmail: string; adminPassword: string; file: string };
+  },
+): Promise<string | undefined> {
+  const first = await bootstrapFirstAdmin(db, opts);
+  if (first.kind === "setup-link") return `no users yet: create the first admin at ${first.url} (valid 24 h, once)`;
+  if (first.kind === "exists") return undefined;
+  const demo = opts.demo;
+  const fromDemo = demo && demo.adminEmail === opts.email && demo.adminPassword === opts.password;
+  const from = fromDemo ? `the demo file ${demo.file}` : "ADMIN_EMAIL and ADMIN_PASSWORD";
+  return `created the first admin ${first.email} from ${from}`;
+}
+
+/**
  * What /setup can truthfully say. Once any user exists there is never a setup link again (a restart
  * prints none), so that state points to sign-in; before that, a link is minted at every start-up.
  */

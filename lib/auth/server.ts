@@ -16,7 +16,13 @@ import {
 } from "@/db/schema";
 import type { Actor } from "./roles";
 import { exposeOnlyConsoleEndpoints } from "./exposed";
-import { recordSignIn, recordSignInFailure, recordSignInThrottled, recordSignOut } from "./sign-in-audit";
+import {
+  recordSignIn,
+  recordSignInFailure,
+  recordSignInRateLimited,
+  recordSignInThrottled,
+  recordSignOut,
+} from "./sign-in-audit";
 import { claimSignInAttempt, clearSignInFailures } from "./throttle";
 
 const emailOf = (body: unknown): string | undefined => {
@@ -54,8 +60,21 @@ async function checkUserFields(user: { name?: unknown; image?: unknown }): Promi
     throw new APIError("BAD_REQUEST", { message: `The image URL may be at most ${MAX_IMAGE_LENGTH} characters` });
 }
 
+/**
+ * better-auth's per-client limiter answers 429 before any hook runs, with its own X-Retry-After header
+ * (the per-account throttle's 429 comes from the before hook, which records itself).
+ */
+function refusedByClientLimit(request: Request, response: Response): boolean {
+  return (
+    response.status === 429 &&
+    response.headers.has("x-retry-after") &&
+    request.method === "POST" &&
+    new URL(request.url).pathname.endsWith("/sign-in/email")
+  );
+}
+
 export function createAuth(db: Db, config: AuthConfig) {
-  return betterAuth({
+  const auth = betterAuth({
     baseURL: config.baseURL,
     secret: config.secret,
     trustedOrigins: [config.baseURL],
@@ -139,6 +158,12 @@ export function createAuth(db: Db, config: AuthConfig) {
       disableOriginCheck: false,
     },
   });
+  const handler = async (request: Request): Promise<Response> => {
+    const response = await auth.handler(request);
+    if (refusedByClientLimit(request, response)) await recordSignInRateLimited(db, getIP(request, auth.options));
+    return response;
+  };
+  return { ...auth, handler, fetch: handler };
 }
 
 export type Auth = ReturnType<typeof createAuth>;

@@ -8,7 +8,7 @@ import { writeAnonymousRefusal, writeAudit } from "@/lib/audit";
  * Sign-ins and sign-outs in the audit log. Anyone can cause a failed sign-in, so its row is small and
  * bounded: the email tried (only when it is an address), the client address, a fixed reason; never the
  * password. Judged failures are already rate-limited per account and per client (throttle.ts, better-auth's
- * limiter); attempts refused by the per-account throttle share one aggregated row per minute.
+ * limiter); attempts refused by either limit share one aggregated row per minute and limit.
  */
 const MAX_EMAIL = 320;
 const MAX_IP = 64;
@@ -115,5 +115,19 @@ export async function recordSignInThrottled(
     target: attemptTarget(attempt.email),
     detail: detailOf({ ip: clip(attempt.ip, MAX_IP) }),
     error: "too many failed sign-ins for this account",
+  });
+}
+
+/**
+ * Refused by the per-client limit (SIGN_IN_PER_MINUTE) before the body was read: one row per minute,
+ * counted. The target is the client; the body (the email tried) is not read for a refused request.
+ */
+export async function recordSignInRateLimited(db: Db, ip: string | null | undefined): Promise<void> {
+  const client = clip(ip, MAX_IP);
+  await writeAnonymousRefusal(db, {
+    action: "auth.sign-in-rate-limited",
+    target: `client:${client ?? "(unknown address)"}`,
+    detail: detailOf({ ip: client }),
+    error: "too many sign-ins from this client address",
   });
 }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { connectPglite } from "@/db/client";
 import { acquirePgliteLock } from "@/db/pglite-lock";
 import { postDeliveries } from "@/lib/demo/post";
-import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo } from "@/lib/demo/demo-file";
+import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo, QUICKSTART_WORKER_ENV } from "@/lib/demo/demo-file";
 import { demoTraffic } from "@/lib/demo/traffic";
 import { EnvSchema, inheritedEnv } from "@/lib/env";
 
@@ -121,9 +121,7 @@ async function main() {
   };
   if (embedded) {
     applyDemo(env, demo);
-    // Let the demo's broken event reach dead in seconds rather than hours.
-    env.WORKER_MAX_ATTEMPTS ??= "3";
-    env.WORKER_BACKOFF_BASE_MS ??= "250";
+    for (const [key, value] of Object.entries(QUICKSTART_WORKER_ENV)) env[key] ??= value;
   }
   if (embedded) await checkEmbedded(EnvSchema.shape.PGLITE_DIR.parse(parent.PGLITE_DIR));
   await checkPortFree(Number(port));

@@ -19,8 +19,9 @@ const pad = (n: number, width = 6) => String(n).padStart(width, "0");
 
 /**
  * A morning of realistic traffic: subscriptions created and updated (some delivered out of order),
- * provider retries (duplicates), a series of paid invoices, an event no handler can read (it ends dead),
- * an attacker-shaped payload, and a few events from every other provider.
+ * provider retries (duplicates), each customer's invoice paid with its own charge (one delivered twice),
+ * two events no handler can read (they end dead), an attacker-shaped payload, and a few events from
+ * every other provider.
  */
 export function demoTraffic(now = Math.floor(Date.now() / 1000)): DemoDelivery[] {
   const out: DemoDelivery[] = [];
@@ -32,34 +33,41 @@ export function demoTraffic(now = Math.floor(Date.now() / 1000)): DemoDelivery[]
   for (let c = 1; c <= 6; c++) {
     const customerId = `cus_Demo${pad(c)}AbC`;
     const subscriptionId = `sub_1Demo${pad(c)}XyZ`;
+    const invoiceId = `in_1Demo${pad(c)}1`;
     const t0 = now - 3600 + c * 60;
+    // One subscription, one billing month from its start: every event about it says the same period.
+    const subscription = {
+      subscriptionId,
+      customerId,
+      periodStart: t0,
+      latestInvoiceId: invoiceId,
+      paymentMethodId: `pm_1Demo${pad(c)}Card`,
+      itemId: `si_Demo${pad(c)}Item`,
+    };
     const created = json(
       stripeSubscriptionEvent({
+        ...subscription,
         eventId: `evt_1DemoSubC${pad(c)}`,
         type: "customer.subscription.created",
         created: t0,
-        subscriptionId,
-        customerId,
         status: "trialing",
         priceId: "price_1DemoStarter01",
       }),
     );
     const upgraded = json(
       stripeSubscriptionEvent({
+        ...subscription,
         eventId: `evt_1DemoSubU${pad(c)}`,
         created: t0 + 600,
-        subscriptionId,
-        customerId,
         status: "active",
         priceId: "price_1DemoPro00001",
       }),
     );
     const pastDue = json(
       stripeSubscriptionEvent({
+        ...subscription,
         eventId: `evt_1DemoSubP${pad(c)}`,
         created: t0 + 300,
-        subscriptionId,
-        customerId,
         status: "past_due",
         priceId: "price_1DemoStarter01",
       }),
@@ -73,25 +81,26 @@ export function demoTraffic(now = Math.floor(Date.now() / 1000)): DemoDelivery[]
       add({ source: "stripe", body: pastDue, note: "update" });
       add({ source: "stripe", body: upgraded, note: "update" }, c === 3 ? 3 : 1); // c=3: retried twice
     }
-    for (let i = 1; i <= 3; i++)
-      add(
-        {
-          source: "stripe",
-          body: json(
-            stripeInvoicePaidEvent({
-              eventId: `evt_1DemoInv${pad(c)}${i}`,
-              created: t0 + i * 900,
-              invoiceId: `in_1Demo${pad(c)}${i}`,
-              customerId,
-              customerEmail: `customer${c}@example.com`,
-              subscriptionId,
-              amount: 1900 + c * 100,
-            }),
-          ),
-          note: "invoice paid",
-        },
-        i === 2 ? 2 : 1,
-      );
+    // The month's invoice, paid once with its own charge; customer 2's payment is delivered twice.
+    const paid = stripeInvoicePaidEvent({
+      eventId: `evt_1DemoInv${pad(c)}1`,
+      created: t0 + 900,
+      invoiceId,
+      customerId,
+      customerEmail: `customer${c}@example.com`,
+      subscriptionId,
+      priceId: "price_1DemoPro00001",
+      amount: 1900 + c * 100,
+      chargeId: `ch_3Demo${pad(c)}Chg`,
+      paymentIntentId: `pi_3Demo${pad(c)}Pay`,
+      number: `D3M0${pad(c, 4)}-0001`,
+      itemId: subscription.itemId,
+      period: { start: t0, end: t0 + 30 * 86_400 },
+    });
+    add(
+      { source: "stripe", body: json(paid), note: c === 2 ? "invoice paid (delivered twice)" : "invoice paid" },
+      c === 2 ? 2 : 1,
+    );
   }
   {
     const broken = stripeSubscriptionEvent({

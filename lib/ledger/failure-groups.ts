@@ -101,7 +101,7 @@ export interface FailureGroup extends FailureGroupKey {
   /** The oldest event's message as it was written, in full. */
   example: string;
   count: number;
-  /** When the group's events were last attempted: the earliest and the latest. */
+  /** The earliest first failed attempt of its events (a requeue does not move it), and the latest attempt. */
   firstSeen: Date;
   lastSeen: Date;
   /** Up to three of its newest event ids (the source is the group's). */
@@ -125,6 +125,8 @@ interface Scanned {
   message: string;
   /** Epoch ms of the last attempt (leased_at), else of arrival. */
   seen: number;
+  /** Epoch ms of arrival. */
+  received: number;
 }
 
 type Building = Omit<FailureGroup, "example" | "firstSeen" | "lastSeen" | "exampleEventIds"> & {
@@ -132,6 +134,7 @@ type Building = Omit<FailureGroup, "example" | "firstSeen" | "lastSeen" | "examp
   firstSeen: number;
   lastSeen: number;
   newest: Scanned[];
+  members: Scanned[];
 };
 
 /**
@@ -149,7 +152,8 @@ export async function listFailureGroups(
   const rows = rowsOf<Scanned>(
     await db.execute(sql`
       select source, event_id, event_type, ${messageSql(sql`last_error`)} as message,
-             (extract(epoch from coalesce(leased_at, received_at)) * 1000)::float8 as seen
+             (extract(epoch from coalesce(leased_at, received_at)) * 1000)::float8 as seen,
+             (extract(epoch from received_at) * 1000)::float8 as received
       from webhook_event
       where status = ${status}
       order by received_at desc, event_id desc, source desc
@@ -167,10 +171,11 @@ export async function listFailureGroups(
     const g = byKey.get(key);
     if (!g) {
       const fresh = { source: r.source, eventType: r.event_type, errorKind, pattern, count: 1, first: r };
-      byKey.set(key, { ...fresh, firstSeen: seen, lastSeen: seen, newest: [r] });
+      byKey.set(key, { ...fresh, firstSeen: seen, lastSeen: seen, newest: [r], members: [r] });
       continue;
     }
     g.count++;
+    g.members.push(r);
     if (seen <= g.firstSeen) [g.firstSeen, g.first] = [seen, r];
     g.lastSeen = Math.max(g.lastSeen, seen);
     if (g.newest.length < 3) g.newest.push(r);
@@ -182,11 +187,15 @@ export async function listFailureGroups(
     db,
     shown.map((g) => g.first),
   );
+  const firstFailed = await firstFailures(
+    db,
+    shown.map((g) => g.members),
+  );
   return {
-    groups: shown.map(({ first, newest, firstSeen, lastSeen, ...g }) => ({
+    groups: shown.map(({ first, newest, firstSeen, lastSeen, members: _, ...g }, i) => ({
       ...g,
       example: full.get(`${first.source}\u0000${first.event_id}`) ?? first.message,
-      firstSeen: new Date(firstSeen),
+      firstSeen: new Date(firstFailed[i] ?? firstSeen),
       lastSeen: new Date(lastSeen),
       exampleEventIds: newest.map((r) => r.event_id),
     })),
@@ -194,6 +203,55 @@ export async function listFailureGroups(
     capped,
     totalGroups: byKey.size,
   };
+}
+
+/**
+ * Per group, the earliest first failed attempt of its members (epoch ms), or undefined where no attempt row
+ * is left. An event's first attempt comes after its arrival, so after the oldest member's first failure
+ * only members that arrived before it can hold an earlier one: two small probes, not one per member.
+ */
+async function firstFailures(db: Db, groups: readonly (readonly Scanned[])[]): Promise<(number | undefined)[]> {
+  const oldest = groups.map((g) => g.reduce((a, b) => (Number(b.received) < Number(a.received) ? b : a)));
+  const first = await probeFirstFailures(
+    db,
+    oldest.map((m, g) => ({ g, m })),
+  );
+  const earlier = groups.flatMap((members, g) =>
+    members.filter((m) => m !== oldest[g] && Number(m.received) < (first.get(g) ?? Infinity)).map((m) => ({ g, m })),
+  );
+  const second = await probeFirstFailures(db, earlier);
+  return groups.map((_, g) => {
+    const found = [first.get(g), second.get(g)].filter((v) => v !== undefined);
+    return found.length > 0 ? Math.min(...found) : undefined;
+  });
+}
+
+/** The earliest first failed attempt among each group's given members, by the attempt table's key. */
+async function probeFirstFailures(db: Db, members: readonly { g: number; m: Scanned }[]): Promise<Map<number, number>> {
+  if (members.length === 0) return new Map();
+  const rows = rowsOf<{ g: number; at: number }>(
+    await db.execute(sql`
+      select k.g, min(a.at) as at
+      from unnest(${pgArray(
+        members.map((x) => x.g),
+        "int",
+      )}, ${pgArray(
+        members.map((x) => x.m.source),
+        "text",
+      )}, ${pgArray(
+        members.map((x) => x.m.event_id),
+        "text",
+      )}) as k(g, source, event_id)
+      cross join lateral (
+        select (extract(epoch from a.started_at) * 1000)::float8 as at
+        from webhook_attempt a
+        where a.source = k.source and a.event_id = k.event_id and a.outcome = 'failed'
+        order by a.number, a.id
+        limit 1
+      ) a
+      group by k.g`),
+  );
+  return new Map(rows.map((r) => [Number(r.g), Number(r.at)]));
 }
 
 /** last_error in full for a few events, by primary key (the scan read only the part a pattern needs). */

@@ -4,6 +4,9 @@
  * the entity version is the event's.
  */
 
+/** Thirty days in seconds: the samples' monthly billing period. */
+const MONTH = 2_592_000;
+
 /** The v1 event around a snapshot (`data.object`), the same envelope on every type; keys in Stripe's order. */
 function stripeEvent<Type extends string, Data>(event: {
   id: string;
@@ -37,12 +40,19 @@ export interface StripeSubscriptionEventInput {
   /** data.object.created: fixed for the life of the subscription. */
   objectCreated?: number;
   previousAttributes?: Record<string, unknown>;
+  /** The current period's start (a month long); defaults to the event's creation. */
+  periodStart?: number;
+  latestInvoiceId?: string;
+  paymentMethodId?: string;
+  /** The subscription item (si_…), which its invoices' lines name too. */
+  itemId?: string;
 }
 
 export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}) {
   const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
   const objectCreated = input.objectCreated ?? 1679588735;
   const created = input.created ?? 1712917129;
+  const periodStart = input.periodStart ?? created;
   return stripeEvent({
     id: input.eventId ?? "evt_1P4nHlLgUG5tbmjcQvZ6LJ6R",
     created,
@@ -63,11 +73,11 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
         collection_method: "charge_automatically",
         created: objectCreated,
         currency: "usd",
-        current_period_end: created + 2_592_000,
-        current_period_start: created,
+        current_period_end: periodStart + MONTH,
+        current_period_start: periodStart,
         customer: input.customerId ?? "cus_NZbFQAsc0ptasX",
         days_until_due: null,
-        default_payment_method: "pm_1MoqxGLgUG5tbmjcVy8sEbOu",
+        default_payment_method: input.paymentMethodId ?? "pm_1MoqxGLgUG5tbmjcVy8sEbOu",
         description: null,
         discount: null,
         ended_at: null,
@@ -75,7 +85,7 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
           object: "list",
           data: [
             {
-              id: "si_Na0zOJYhm6UPMj",
+              id: input.itemId ?? "si_Na0zOJYhm6UPMj",
               object: "subscription_item",
               created: objectCreated,
               metadata: {},
@@ -104,7 +114,7 @@ export function stripeSubscriptionEvent(input: StripeSubscriptionEventInput = {}
           has_more: false,
           url: `/v1/subscription_items?subscription=${subscriptionId}`,
         },
-        latest_invoice: "in_1MoqxGLgUG5tbmjcJeILGSau",
+        latest_invoice: input.latestInvoiceId ?? "in_1MoqxGLgUG5tbmjcJeILGSau",
         livemode: false,
         metadata: {},
         pause_collection: null,
@@ -136,6 +146,16 @@ export interface StripeInvoicePaidEventInput {
   subscriptionId?: string;
   priceId?: string;
   amount?: number;
+  chargeId?: string;
+  paymentIntentId?: string;
+  /** The invoice number a customer sees ("4F0B2C1D-0001"). */
+  number?: string;
+  itemId?: string;
+  /**
+   * The period it bills, on its line and at the top. Without it, as Stripe writes a renewal: the line bills
+   * the month from `created`, the top-level period looks back on the month before.
+   */
+  period?: { start: number; end: number };
 }
 
 export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) {
@@ -143,6 +163,8 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
   const created = input.created ?? 1712917130;
   const amount = input.amount ?? 2000;
   const subscriptionId = input.subscriptionId ?? "sub_1MoqxHLgUG5tbmjcG8lOfx2N";
+  const line = input.period ?? { start: created, end: created + MONTH };
+  const top = input.period ?? { start: created - MONTH, end: created };
   return stripeEvent({
     id: input.eventId ?? "evt_1P4nHmLgUG5tbmjcWm0Ip3Xq",
     created,
@@ -160,7 +182,7 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
         attempt_count: 1,
         attempted: true,
         billing_reason: "subscription_cycle",
-        charge: "ch_1MoS30LgUG5tbmjcjfsQqpHI",
+        charge: input.chargeId ?? "ch_1MoS30LgUG5tbmjcjfsQqpHI",
         collection_method: "charge_automatically",
         created: created - 3600,
         currency: "usd",
@@ -176,8 +198,8 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
               object: "line_item",
               amount,
               currency: "usd",
-              description: "1 × Ledger Pro (at $20.00 / month)",
-              period: { end: created + 2_592_000, start: created },
+              description: `1 × Ledger Pro (at $${(amount / 100).toFixed(2)} / month)`,
+              period: { end: line.end, start: line.start },
               price: {
                 id: input.priceId ?? "price_1MoS37LgUG5tbmjcCA3GTNX8",
                 object: "price",
@@ -189,7 +211,7 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
               proration: false,
               quantity: 1,
               subscription: subscriptionId,
-              subscription_item: "si_Na0zOJYhm6UPMj",
+              subscription_item: input.itemId ?? "si_Na0zOJYhm6UPMj",
               type: "subscription",
             },
           ],
@@ -198,11 +220,11 @@ export function stripeInvoicePaidEvent(input: StripeInvoicePaidEventInput = {}) 
         },
         livemode: false,
         metadata: {},
-        number: "4F0B2C1D-0001",
+        number: input.number ?? "4F0B2C1D-0001",
         paid: true,
-        payment_intent: "pi_1MoS6tLgUG5tbmjcQ62U6djv",
-        period_end: created,
-        period_start: created - 2_592_000,
+        payment_intent: input.paymentIntentId ?? "pi_1MoS6tLgUG5tbmjcQ62U6djv",
+        period_end: top.end,
+        period_start: top.start,
         status: "paid",
         status_transitions: { finalized_at: created - 3600, paid_at: created, voided_at: null },
         subscription: subscriptionId,

@@ -5,7 +5,9 @@ import { connectPostgres } from "@/db/client";
 import { alertChannelsFromEnv } from "@/lib/alerts/channels";
 import { deliverDue } from "@/lib/alerts/deliver";
 import { evaluateAlerts } from "@/lib/alerts/evaluate";
+import { getAlertsOverview, listAlertIncidents } from "@/lib/alerts/queries";
 import { defaultRules } from "@/lib/alerts/rules";
+import type { Actor } from "@/lib/auth/roles";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import {
   evaluator,
@@ -19,6 +21,7 @@ import {
 } from "./helpers";
 
 const { db } = setupTestDb();
+const support: Actor = { id: "u-support", email: "support@example.com", role: "support" };
 
 const servers: FakeChannel[] = [];
 afterEach(async () => {
@@ -131,13 +134,36 @@ describe("alerts: a dead event reaches both channels once", () => {
     expect(slack.received).toHaveLength(1);
   });
 
-  it("[alerts] no channel set: the dead-event rule is off; ALERT_DEAD_EVENTS=on records incidents, sends nothing", async () => {
+  it("[alerts] with no channel set, dead events still open incidents the console lists; nothing is sent", async () => {
     await insertEvent(db, { eventId: "evt_dead_3", status: "dead" });
-    expect((await evaluator(db).tick()).evaluation).toMatchObject({ evaluated: true, opened: 0 });
-    const r = await evaluator(db, { env: { ALERT_DEAD_EVENTS: "on" } }).tick();
-    expect(r.evaluation).toMatchObject({ opened: 1, notifications: 1 });
+    await insertEvent(db, { eventId: "evt_dead_4", status: "dead" });
+    const r = await evaluator(db).tick();
+    expect(r.evaluation).toMatchObject({ evaluated: true, opened: 2, notifications: 1 });
+    expect(r.delivery).toMatchObject({ sent: 0, retrying: 0, failed: 0 });
     const deliveries = await query<{ n: number }>(db, sql`select count(*)::int as n from alert_delivery`);
     expect(deliveries[0]!.n).toBe(0);
+    // What the overview's Alerts card and the alerts page read.
+    const incidents = await listAlertIncidents({ db, actor: support, limit: 20 });
+    expect(incidents.filter((i) => i.state === "firing").map((i) => i.subject)).toEqual([
+      "stripe/evt_dead_4",
+      "stripe/evt_dead_3",
+    ]);
+    const config = { channels: alertChannelsFromEnv({}), defaults: defaultRules({}), evaluateMs: 60_000 };
+    const { rules, channels } = await getAlertsOverview({ db, actor: support, config });
+    expect(rules.find((x) => x.rule === "dead_event")).toMatchObject({ enabled: true, firing: 2 });
+    expect(channels.every((c) => !c.configured)).toBe(true);
+  });
+
+  it("[alerts] ALERT_DEAD_EVENTS=off turns the dead-event rule off and closes its incidents", async () => {
+    await insertEvent(db, { eventId: "evt_dead_5", status: "dead" });
+    expect((await evaluator(db).tick()).evaluation).toMatchObject({ opened: 1 });
+    const off = await evaluator(db, { env: { ALERT_DEAD_EVENTS: "off" } }).tick();
+    expect(off.evaluation).toMatchObject({ evaluated: true, opened: 0, notifications: 0 });
+    const rows = await query<{ state: string; resolution: string }>(
+      db,
+      sql`select state, resolution from alert_incident`,
+    );
+    expect(rows).toEqual([{ state: "resolved", resolution: "the rule was turned off" }]);
   });
 });
 

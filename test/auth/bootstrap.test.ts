@@ -1,7 +1,13 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { bootstrapFirstAdmin, completeSetup, getSetupState, isSetupTokenValid } from "@/lib/auth/bootstrap";
+import {
+  bootstrapAtStartup,
+  bootstrapFirstAdmin,
+  completeSetup,
+  getSetupState,
+  isSetupTokenValid,
+} from "@/lib/auth/bootstrap";
 import { resolveAuthSecret } from "@/lib/auth/server";
 import { setupTestDb } from "../db";
 import { signIn, testAuth } from "./helpers";
@@ -64,6 +70,29 @@ describe("the first admin", () => {
     expect(await getSetupState(db, token)).toBe("admin-exists");
     expect(await getSetupState(db, undefined)).toBe("admin-exists");
     expect(await bootstrapFirstAdmin(db, { baseURL })).toEqual({ kind: "exists" });
+  });
+
+  it("[bootstrap] start-up says the first admin came from the demo file when the quick start supplied it", async () => {
+    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr", file: ".data/demo.json" };
+    const line = await bootstrapAtStartup(db, { email: demo.adminEmail, password: demo.adminPassword, baseURL, demo });
+    expect(line).toBe("created the first admin admin@demo.local from the demo file .data/demo.json");
+    expect(line).not.toContain("ADMIN_EMAIL");
+    expect(await bootstrapAtStartup(db, { email: demo.adminEmail, password: demo.adminPassword, baseURL, demo })).toBe(
+      undefined,
+    );
+  });
+
+  it("[bootstrap] start-up names ADMIN_EMAIL and ADMIN_PASSWORD when they, not the demo file, made the first admin", async () => {
+    const demo = { adminEmail: "admin@demo.local", adminPassword: "AbCdEf-GhIjKl-MnOpQr", file: ".data/demo.json" };
+    expect(
+      await bootstrapAtStartup(db, { email: "root@example.com", password: "first admin password", baseURL, demo }),
+    ).toBe("created the first admin root@example.com from ADMIN_EMAIL and ADMIN_PASSWORD");
+  });
+
+  it("[bootstrap] start-up with neither prints the one-time setup link", async () => {
+    expect(await bootstrapAtStartup(db, { baseURL })).toMatch(
+      /^no users yet: create the first admin at http:\/\/127\.0\.0\.1:3999\/setup\?token=\S+ \(valid 24 h, once\)$/,
+    );
   });
 
   it("[bootstrap] with no BETTER_AUTH_SECRET a random secret is generated once and reused", async () => {

@@ -157,6 +157,7 @@ describe("sign-ins and sign-outs in the audit log", () => {
     expect(rows.filter((r) => r.action === "auth.sign-in-failed")).toHaveLength(5);
     const throttled = rows.filter((r) => r.action === "auth.sign-in-throttled");
     expect(throttled).toHaveLength(1);
+    expect(rows.filter((r) => r.action === "auth.sign-in-rate-limited")).toEqual([]);
     expect(throttled[0]).toMatchObject({
       actor_email: "anonymous",
       target: "user:ops@example.com",
@@ -164,6 +165,28 @@ describe("sign-ins and sign-outs in the audit log", () => {
       error: "too many failed sign-ins for this account",
       detail: { ip: "192.0.2.50", count: 4 },
     });
+  });
+
+  it("[audit] sign-ins the per-client limit refuses with 429 share one counted row per minute", async () => {
+    const auth = testAuth(db, { signInPerMinute: 2 });
+    await makeUser(db, "ops");
+    const statuses = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await signIn(auth, "ops@example.com", "wrong password!", "192.0.2.77")).status);
+    expect(statuses).toEqual([401, 401, 429, 429, 429]);
+    const rows = await auditRows();
+    expect(rows.filter((r) => r.action === "auth.sign-in-failed")).toHaveLength(2);
+    const limited = rows.filter((r) => r.action === "auth.sign-in-rate-limited");
+    expect(limited).toHaveLength(1);
+    expect(limited[0]).toMatchObject({
+      actor_id: null,
+      actor_email: "anonymous",
+      target: "client:192.0.2.77",
+      result: "refused",
+      error: "too many sign-ins from this client address",
+      detail: { ip: "192.0.2.77", count: 3 },
+    });
+    expect(JSON.stringify(rows)).not.toContain("wrong password");
   });
 
   it("[audit] signing out leaves a row; a session that merely expires does not", async () => {

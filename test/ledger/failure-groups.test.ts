@@ -10,6 +10,7 @@ import {
   getFailureDetails,
   listFailureGroups,
 } from "@/lib/ledger/failure-groups";
+import { requeueEvent } from "@/lib/ledger/requeue";
 import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
@@ -107,6 +108,34 @@ describe("failure groups", () => {
       attempts.map((a) => [a.event_id, a.error_kind]),
     );
     expect(attempts.map((a) => a.error_kind)).toEqual(["transient", "permanent"]);
+  });
+
+  it("[ledger] a group's first seen is its first failed attempt: a requeue that fails again does not move it", async () => {
+    const broken = stripeSubscriptionEvent({ eventId: "evt_requeued", subscriptionId: "sub_Broken0002" });
+    (broken.data.object as { items: unknown }).items = { object: "list", data: [] };
+    await claim(db, "stripe", broken);
+    await drain(db);
+    // Twelve minutes pass before a person requeues it.
+    await db.execute(sql`
+      update webhook_attempt set started_at = started_at - interval '12 minutes',
+                                 finished_at = finished_at - interval '12 minutes'`);
+    await db.execute(sql`
+      update webhook_event_state set received_at = received_at - interval '12 minutes',
+                                     leased_at = leased_at - interval '12 minutes'`);
+    const [first] = await query<{ at: string }>(
+      db,
+      sql`select (extract(epoch from started_at) * 1000)::float8 as at from webhook_attempt where number = 1`,
+    );
+    const before = (await listFailureGroups(db, support)).groups[0]!;
+    expect(Math.abs(before.firstSeen.getTime() - Number(first!.at))).toBeLessThanOrEqual(1);
+
+    await requeueEvent({ db, actor: ops, input: { source: "stripe", eventId: "evt_requeued" } });
+    await drain(db);
+    expect(await query(db, sql`select status, attempts from webhook_event`)).toEqual([{ status: "dead", attempts: 2 }]);
+    const after = (await listFailureGroups(db, support)).groups[0]!;
+    expect(after.count).toBe(1);
+    expect(after.firstSeen).toEqual(before.firstSeen);
+    expect(after.lastSeen.getTime() - before.lastSeen.getTime()).toBeGreaterThan(11 * 60_000);
   });
 
   it("[ledger] reads at most the newest 5,000 events of the status and says it is capped", async () => {

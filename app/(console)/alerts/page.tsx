@@ -18,7 +18,7 @@ function originText(r: RuleView): string {
   if (r.origin.kind === "console") return `Set in the console by ${r.origin.by}, ${utc(r.origin.at)} UTC.`;
   if (r.origin.variable) return `The deploy's default, from ${r.origin.variable}.`;
   return r.rule === "dead_event"
-    ? "The deploy's default: on when a channel is set (ALERT_DEAD_EVENTS=on or off decides otherwise)."
+    ? "The deploy's default: on, with or without a channel (ALERT_DEAD_EVENTS=off turns it off)."
     : `The deploy's default: off (${r.definition.variable} turns it on).`;
 }
 

@@ -6,6 +6,7 @@ import { getEnv } from "@/lib/env";
 import { z } from "zod";
 import { listEvents } from "@/lib/ledger/list-events";
 import { EventFilter, type EventFilterInput } from "@/lib/ledger/event-filter";
+import type { ProcessOutcome } from "@/lib/ledger/process";
 import { EventKeyInput, processEventNow, requeueEvent } from "@/lib/ledger/requeue";
 import { countRequeueable, requeueMatching, RequeueMatchingInput } from "@/lib/ledger/requeue-matching";
 import { applyTiedEvent } from "@/lib/ledger/ties";
@@ -15,7 +16,7 @@ import { getRequestContext } from "../../_lib/session";
 
 const NewerInput = z.object({ filter: z.record(z.string(), z.unknown()), head: z.string().max(600) });
 
-export async function requeueEventAction(input: unknown): Promise<ActionResult<{ status: string }>> {
+export async function requeueEventAction(input: unknown): Promise<ActionResult<{ status: "claimed" }>> {
   try {
     const { db, actor } = await getRequestContext();
     const key = EventKeyInput.parse(input);
@@ -28,7 +29,9 @@ export async function requeueEventAction(input: unknown): Promise<ActionResult<{
   }
 }
 
-export async function processNowAction(input: unknown): Promise<ActionResult<{ outcome: string; error?: string }>> {
+export async function processNowAction(
+  input: unknown,
+): Promise<ActionResult<{ outcome: ProcessOutcome; error?: string }>> {
   try {
     const { db, actor } = await getRequestContext();
     const key = EventKeyInput.parse(input);

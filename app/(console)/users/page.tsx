@@ -86,6 +86,7 @@ export default async function UsersPage() {
                   role={u.role}
                   disabled={u.disabled}
                   roles={ROLES}
+                  roleWords={ROLE_WORDS}
                   self={u.id === actor.id}
                 />
               </TableCell>

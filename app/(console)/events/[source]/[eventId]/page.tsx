@@ -25,7 +25,7 @@ import { namedPath, pathText, type NamedPath } from "./_components/error-path";
 import { EventBody } from "./_components/event-body";
 import { EventFacts } from "./_components/event-facts";
 import { EventSummary } from "./_components/event-summary";
-import { outcomeOf, providerTime } from "./_components/format";
+import { outcomeOf, providerTime, splitError } from "./_components/format";
 import { HeadersTab } from "./_components/headers-tab";
 import { PayloadPanel } from "./_components/payload-panel";
 import { RawBodyPanel } from "./_components/raw-body-panel";
@@ -127,7 +127,12 @@ export default async function EventPage({
         actions={
           <>
             {can(actor.role, "events.requeue") && (
-              <EventActions source={e.source} eventId={e.eventId} status={e.status} />
+              <EventActions
+                source={e.source}
+                eventId={e.eventId}
+                status={e.status}
+                permanent={splitError(e.lastError).permanent}
+              />
             )}
             {tieOpen && can(actor.role, "events.apply-tie") && (
               <ApplyTieButton source={e.source} eventId={e.eventId} keptEventId={tie.priorEventId} />
