@@ -26,6 +26,7 @@ const EXCEPTIONS: Record<string, string> = {
     "pure: builds the worker's lease length, retry policy and handlers from the Env for process-now",
   "lib/sources/from-env.ts#sourcesFromEnv":
     "a getter: this process's directory of sources (declared ones from the Env, the console's read from the table), changing nothing",
+  "lib/format/words.ts#plural": "pure: a count with its noun in the right number, for an action's message",
   "lib/retention/erase-verify.ts#remainingWords":
     "pure: the words for where an erased subject's copies remain, for the erasure page's message",
   "lib/replay/runs.ts#replayInputFromPreview":
