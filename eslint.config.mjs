@@ -58,18 +58,23 @@ const restrictedImports = (...groups) => ["error", { paths: processEnvImports, p
  * lib/'s direction, bottom first. A file may import its own unit and the units of any lower layer, never one
  * beside or above it: providers, errors and env know nothing of the ledger, the ledger nothing of the receiver,
  * and only the CLIs sit on everything. `db` (db/**) is a unit of its own here: providers and lifecycle do not
- * touch it. Set from the imports as they are: handlers sit under the ledger (ledger/process.ts applies them);
- * replay sits over worker and intake (it claims through intake and wakes the embedded worker); lib/audit.ts is
- * part of auth (it checks roles; lib/auth/audited.ts writes through it). A new folder or root file in lib/
+ * touch it. Set from the imports as they are: metrics sits over db (its labels are the schema's statuses and
+ * refusal reasons); handlers sit under the ledger (ledger/process.ts applies them); replay sits over worker and
+ * intake (it claims through intake and wakes the embedded worker); roles (who may do what) sit under audit, which
+ * records every verb and sign-in, and auth (sessions, users) records through audit. A new folder or root file in lib/
  * belongs to no unit: boundaries/no-unknown-files fails it, and every import of it, until it has a layer here.
  */
 const layers = [
   ["env", "errors", "samples", "format"],
-  ["providers", "lifecycle", "db", "metrics", "log"],
-  ["auth", "handlers", "health"],
+  ["providers", "lifecycle", "db", "log"],
+  ["roles", "handlers", "health", "metrics"],
+  ["audit"],
+  ["auth"],
   ["sources"],
+  ["forward"],
   ["ledger", "retention", "alerts"],
   ["intake", "worker"],
+  ["console"],
   ["replay"],
   ["receiver"],
   ["server", "demo", "context"],
@@ -80,10 +85,13 @@ const folderUnits = [
   "samples",
   "format",
   "providers",
+  "audit",
   "auth",
   "handlers",
   "sources",
+  "forward",
   "ledger",
+  "console",
   "retention",
   "alerts",
   "metrics",
@@ -102,7 +110,7 @@ const fileUnits = {
   lifecycle: "lib/lifecycle.ts",
   health: "lib/health.ts",
   context: "lib/context.ts",
-  auth: "lib/audit.ts",
+  roles: "lib/roles.ts",
 };
 const unitElements = [
   ...folderUnits.map((type) => ({ type, pattern: `lib/${type}`, partialMatch: false })),

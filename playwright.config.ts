@@ -10,7 +10,6 @@ export default defineConfig({
   workers: 2,
   retries: 0,
   reporter: [["list"]],
-  globalTeardown: "./e2e/global-teardown.ts",
   use: {
     baseURL: E2E.baseURL,
     screenshot: "only-on-failure",
@@ -34,6 +33,8 @@ export default defineConfig({
     command: "node scripts/prepare-app.mjs && tsx e2e/serve.ts",
     url: `${E2E.baseURL}/api/health`,
     reuseExistingServer: false,
+    // e2e/serve.ts stops the app, then drops the run's database.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
     timeout: 240_000,
     stdout: "pipe",
     stderr: "pipe",

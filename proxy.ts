@@ -50,6 +50,8 @@ export function proxy(request: NextRequest) {
     const headers = new Headers(request.headers);
     headers.set("content-security-policy", csp);
     headers.set("x-nonce", nonce);
+    // The console's 404 page names what the address asked for (components/not-found-view.tsx).
+    headers.set("x-pathname", pathname);
     return withSecurityHeaders(NextResponse.next({ request: { headers } }), csp);
   }
   const url = request.nextUrl.clone();

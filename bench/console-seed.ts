@@ -3,12 +3,15 @@
  * payloads whose ids are placeholders that SQL `replace()` fills per row (event, customer, object, email, name),
  * and the search directory those events would have given the worker.
  */
+import { sql as dsql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import type { Db } from "@/db/client";
 import { migratePostgresUrl } from "@/db/migrate";
 import { DIRECTORY_ID_FIELDS, termFieldSql } from "@/lib/ledger/subject-terms";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { compactPayloads, fullPayloads, TOKEN, type Payloads } from "./console-payloads";
-import { insertEvents } from "./event-rows";
+import { seedEvents } from "../test/seed-events";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const connect = (url: string, max = 1) => postgres(url, { max, onnotice: () => {} });
@@ -211,37 +214,39 @@ export async function seedLedger(url: string, s: SeedShape): Promise<number> {
     const step = Math.max(2, Math.floor(s.rows / s.pending));
     const customers = Math.max(10, Math.floor(s.rows / 20));
     const dead = Math.max(0, 1 - s.settled - (s.pending * 1.02) / s.rows);
-    await insertEvents(
-      sql,
-      `with g as (
-         select i, random() as rt, random() as rs, floor(random() * ${customers})::int as cn,
-                (${s.rows} - i)::float8 / ${s.rows} * interval '${s.days ?? 30} days' + random() * interval '1 minute' as age
-         from generate_series(1, ${s.rows}) i
+    const raw = (text: string | number) => dsql.raw(String(text));
+    // drizzle on this connection, where the seed (setseed) and the session's settings are: nothing reads a date
+    // through `sql` after it (drizzle replaces the client's date parsers).
+    await seedEvents(
+      drizzle(sql) as unknown as Db,
+      "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, received_at, settled_at, " +
+        "entity_type, entity_id, entity_version, subject_ids, next_attempt_at, lease_token, leased_at, leased_by, lease_expires_at",
+      dsql`with g as (
+         select i, random() as rt, random() as rs, floor(random() * ${raw(customers)})::int as cn,
+                (${raw(s.rows)} - i)::float8 / ${raw(s.rows)} * interval '${raw(s.days ?? 30)} days' + random() * interval '1 minute' as age
+         from generate_series(1, ${raw(s.rows)}) i
        ), r as (
          select g.*, t.*, lpad(i::text, 11, '0') as e, 'B' || lpad(cn::text, 9, '0') as c, 'B' || lpad(i::text, 10, '0') as o,
-                'user' || cn || '@example.com' as m, (5000000000 + i)::text as n1, (7000000000 + cn)::text as n2, ${nameSql("cn")},
-                case when i % ${step} = 0 then (case when (i / ${step}) % 2 = 0 then 'claimed' else 'failed' end)
-                     when i % ${step} = 1 and (i / ${step}) % 50 = 0 then 'processing'
-                     when rs < ${dead} then 'dead' else 'settled' end as st
-         from g join jsonb_to_recordset($1::text::jsonb) as t(source text, type text, lo float8, hi float8, body text, subjects text,
+                'user' || cn || '@example.com' as m, (5000000000 + i)::text as n1, (7000000000 + cn)::text as n2, ${raw(nameSql("cn"))},
+                case when i % ${raw(step)} = 0 then (case when (i / ${raw(step)}) % 2 = 0 then 'claimed' else 'failed' end)
+                     when i % ${raw(step)} = 1 and (i / ${raw(step)}) % 50 = 0 then 'processing'
+                     when rs < ${raw(dead)} then 'dead' else 'settled' end as st
+         from g join jsonb_to_recordset(${JSON.stringify(ranged)}::text::jsonb) as t(source text, type text, lo float8, hi float8, body text, subjects text,
                 entity_type text, entity_id text, evt text, headers text) on g.rt >= t.lo and g.rt < t.hi
        ), b as (
-         select r.*, ${fill("body")} as raw, case st when 'claimed' then now() - age / 8640 when 'failed' then now() - age / 120
+         select r.*, ${raw(fill("body"))} as raw, case st when 'claimed' then now() - age / 8640 when 'failed' then now() - age / 120
                 when 'processing' then now() - age / 86400 else now() - age end as at
          from r
        )
-       insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, received_at,
-         settled_at, entity_type, entity_id, entity_version, subject_ids, next_attempt_at, lease_token, leased_at, leased_by, lease_expires_at)
        select source, case evt when 'uuid' then md5(source || i)::uuid::text else evt || e end, type, null, raw, headers::jsonb, st,
          case st when 'settled' then 1 when 'claimed' then 0 when 'dead' then 8 else 1 + i % 3 end,
          case when st in ('failed', 'dead') then 'handler: upstream 503 from billing service (timeout after 10000 ms)' end,
-         at, case when st = 'settled' then at + interval '40 ms' end, entity_type, ${fill("entity_id")},
-         extract(epoch from at)::bigint, string_to_array(${fill("subjects")}, '|'),
+         at, case when st = 'settled' then at + interval '40 ms' end, entity_type, ${raw(fill("entity_id"))},
+         extract(epoch from at)::bigint, string_to_array(${raw(fill("subjects"))}, '|'),
          case st when 'failed' then now() - random() * interval '10 minutes' else at end,
          case when st = 'processing' then gen_random_uuid() end, case when st = 'processing' then now() end,
          case when st = 'processing' then 'bench-worker' end, case when st = 'processing' then now() + interval '30 s' end
        from b`,
-      [JSON.stringify(ranged)],
     );
     await sql.unsafe(`
       insert into webhook_delivery (source, event_id, received_at, via, claimed)

@@ -13,13 +13,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
+import { sql as dsql } from "drizzle-orm";
 import postgres from "postgres";
 import { migratePostgresUrl } from "@/db/migrate";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
 import { stripeSubscriptionEvent } from "../test/fixtures/stripe";
+import { seedEventsAt } from "../test/seed-events";
 import { signStripe } from "../test/sign";
 import { pacedLoad, type PacedDelivery } from "./paced";
-import { insertEvents } from "./event-rows";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,30 +59,32 @@ async function seed(sql: postgres.Sql): Promise<number> {
   });
   const tpl = JSON.stringify(payload);
   const subjects = extractSubjectIds(payload).join("|");
-  const fill = (expr: string) =>
-    `replace(replace(replace(${expr}, 'TOKEVT000001', e), 'TOKSUB000001', s), 'TOKCUS000001', c)`;
+  const fill = (value: string) =>
+    dsql`replace(replace(replace(${value}::text, 'TOKEVT000001', e), 'TOKSUB000001', s), 'TOKCUS000001', c)`;
+  const headers = JSON.stringify({ "content-type": "application/json", "stripe-signature": "t=1,v1=00" });
+  const rows = dsql.raw(String(ROWS));
   for (const q of ["set synchronous_commit = off", "set maintenance_work_mem = '512MB'"]) await sql.unsafe(q);
   const idx = await sql<{ indexname: string; indexdef: string }[]>`
     select indexname, indexdef from pg_indexes where tablename in ('webhook_event_body', 'webhook_event_state', 'webhook_delivery', 'webhook_attempt')
       and not exists (select 1 from pg_constraint c where c.conindid = format('%I.%I', schemaname, indexname)::regclass)`;
   for (const i of idx) await sql.unsafe(`drop index ${i.indexname}`);
-  await insertEvents(
-    sql,
-    `insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, received_at,
-       settled_at, entity_type, entity_id, entity_version, subject_ids, next_attempt_at, body_sha256)
-     select 'stripe', 'evt_' || e, 'customer.subscription.updated', null, raw, $2::jsonb, 'settled', 1, at,
+  await seedEventsAt(
+    urlOf(DB),
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, received_at, settled_at, entity_type, " +
+      "entity_id, entity_version, subject_ids, next_attempt_at, body_sha256",
+    dsql`
+     select 'stripe', 'evt_' || e, 'customer.subscription.updated', null, raw, ${headers}::jsonb, 'settled', 1, at,
             at + interval '40 ms', 'subscription', 'sub_' || s, extract(epoch from at)::bigint,
-            string_to_array(${fill("$3")}, '|'), at, encode(sha256(convert_to(raw, 'UTF8')), 'hex')
+            string_to_array(${fill(subjects)}, '|'), at, encode(sha256(convert_to(raw, 'UTF8')), 'hex')
      from (
-       select e, s, c, at, ${fill("$1")} as raw
+       select e, s, c, at, ${fill(tpl)} as raw
        from (
          select lpad(i::text, 12, '0') as e, 'B' || lpad((i % 50000)::text, 11, '0') as s,
                 'B' || lpad((i % 40000)::text, 11, '0') as c,
-                now() - interval '100 days' - (${ROWS} - i)::float8 / ${ROWS} * interval '30 days' as at
-         from generate_series(1, ${ROWS}) i
+                now() - interval '100 days' - (${rows} - i)::float8 / ${rows} * interval '30 days' as at
+         from generate_series(1, ${rows}) i
        ) g
      ) r`,
-    [tpl, JSON.stringify({ "content-type": "application/json", "stripe-signature": "t=1,v1=00" }), subjects],
   );
   await sql.unsafe(`
     insert into webhook_delivery (source, event_id, received_at, via, claimed)
@@ -256,9 +259,11 @@ async function main() {
     const wal0 = await walStats();
     prune = start(["node_modules/.bin/tsx", "lib/cli/prune.ts"], {
       DATABASE_URL: url,
-      RETENTION_BATCH_SIZE: String(BATCH),
-      RETENTION_PAUSE_MS: String(PAUSE),
-      RETENTION_DUTY_PERCENT: String(DUTY),
+      LEDGER_TUNING: JSON.stringify({
+        RETENTION_BATCH_SIZE: BATCH,
+        RETENTION_PAUSE_MS: PAUSE,
+        RETENTION_DUTY_PERCENT: DUTY,
+      }),
     });
     const exited = new Promise<number | null>((resolve) => prune!.child.on("close", (code) => resolve(code)));
     let done = false;

@@ -85,9 +85,9 @@ interface Receiver {
   port: number;
   pid: number;
   tail: () => string;
-  /** Warn/error/fatal log lines (the first 20) and their count; fast-path and loop batches settled. */
+  /** Warn/error/fatal log lines (the first 20) and their count; batches settled. */
   warnings: { n: number; first: string[] };
-  batches: { fast: number; loop: number; loopEvents: number; yields: number; yieldMs: number };
+  batches: { loop: number; loopEvents: number; yields: number; yieldMs: number };
 }
 
 const freePort = () =>
@@ -117,7 +117,7 @@ async function startReceiver(url: string): Promise<Receiver> {
   let tail = "";
   let partial = "";
   const warnings = { n: 0, first: [] as string[] };
-  const batches = { fast: 0, loop: 0, loopEvents: 0, yields: 0, yieldMs: 0 };
+  const batches = { loop: 0, loopEvents: 0, yields: 0, yieldMs: 0 };
   const keep = (b: Buffer) => {
     const text = b.toString();
     tail = (tail + text).slice(-6000);
@@ -128,11 +128,8 @@ async function startReceiver(url: string): Promise<Receiver> {
         batches.yields++;
         batches.yieldMs += Number(/"pauseMs":(\d+)/.exec(line)?.[1] ?? 0);
       } else if (line.includes('batch settled"')) {
-        if (line.includes('"path":"fast_path"')) batches.fast++;
-        else {
-          batches.loop++;
-          batches.loopEvents += Number(/"count":(\d+)/.exec(line)?.[1] ?? 0);
-        }
+        batches.loop++;
+        batches.loopEvents += Number(/"count":(\d+)/.exec(line)?.[1] ?? 0);
       } else if (/"level":"(warn|error|fatal)"/.test(line)) {
         warnings.n++;
         if (warnings.first.length < 20) warnings.first.push(line.slice(0, 400));
@@ -537,11 +534,11 @@ async function backlogRun(): Promise<RunResult> {
 
       const t = tally(); // warm-up and measured deliveries alike are checked afterwards
       // Progress without touching the table: seeded + acknowledged − settled (the receiver's "batch settled" lines).
-      const pendingEstimate = () => BACKLOG + t.acked.size - r.batches.fast - r.batches.loopEvents;
+      const pendingEstimate = () => BACKLOG + t.acked.size - r.batches.loopEvents;
       // Two moments, polled every 250 ms while the load runs. seededAt: the last seeded event is settled.
-      // caughtUpAt: besides, no event is pending more than 5 s past its due time. Paced deliveries that the fast
-      // path did not take (FAST_PATH_CONCURRENCY) are due from their claim, after every seeded event, so the
-      // loops reach them only once the seed is gone: they are backlog too, and the load runs until they are done.
+      // caughtUpAt: besides, no event is pending more than 5 s past its due time. Paced deliveries the live lane
+      // did not take are due from their claim, after every seeded event, so the loops reach them only once the
+      // seed is gone: they are backlog too, and the load runs until they are done.
       let seededAt: number | undefined;
       let caughtUpAt: number | undefined;
       let caughtUpDb: Date | undefined;
@@ -730,8 +727,8 @@ function report(runs: RunResult[]) {
   for (const r of runs) {
     const b = r.receiver.batches;
     console.log(
-      `${r.label}: ${r.check}; receiver exit ${r.exitCode}; ${fmt(b.fast)} events settled by the fast path, ` +
-        `${fmt(b.loopEvents)} in ${fmt(b.loop)} loop batches; ${fmt(b.yields)} pauses for the intake's slow claims ` +
+      `${r.label}: ${r.check}; receiver exit ${r.exitCode}; ${fmt(b.loopEvents)} events in ${fmt(b.loop)} batches; ` +
+        `${fmt(b.yields)} pauses for the intake's slow claims ` +
         `(${fmt(b.yieldMs / 1000, 1)} s in all); ${r.receiver.warnings.n} warn/error log lines` +
         (r.settle.over10s ? `; ${fmt(r.settle.over10s)} paced events took > 10 s from claim to settled` : ""),
     );
@@ -792,7 +789,7 @@ async function main() {
   console.log(
     `receiver: node --import tsx lib/cli/receiver.ts (npm run receiver), WORKER_MODE=embedded, WORKER_CONCURRENCY ${settings.WORKER_CONCURRENCY}, ` +
       `WORKER_BATCH_SIZE ${settings.WORKER_BATCH_SIZE ?? DEFAULT_BATCH_SIZE.embedded}, ` +
-      `FAST_PATH_CONCURRENCY ${settings.FAST_PATH_CONCURRENCY}, CLAIM_POOL_MAX ${settings.CLAIM_POOL_MAX}, ` +
+      `CLAIM_POOL_MAX ${settings.CLAIM_POOL_MAX}, ` +
       `DATABASE_POOL_MAX ${settings.DATABASE_POOL_MAX}, WEBHOOK_CLAIM_TIMEOUT_MS ${settings.WEBHOOK_CLAIM_TIMEOUT_MS}; ` +
       `the driver, the receiver and PostgreSQL share the cores`,
   );

@@ -39,9 +39,12 @@ async function dropDb(name: string): Promise<void> {
   );
 }
 
-/** A fresh, migrated database `ledger_bench_w_<ts>_<n>`, dropped afterwards whatever happens. */
-export async function withFreshDb<T>(fn: (url: string, name: string) => Promise<T>): Promise<T> {
-  const name = `ledger_bench_w_${STAMP}_${++serial}`;
+/** A fresh, migrated database `<prefix>_<ts>_<n>`, dropped afterwards whatever happens. */
+export async function withFreshDb<T>(
+  fn: (url: string, name: string) => Promise<T>,
+  prefix = "ledger_bench_w",
+): Promise<T> {
+  const name = `${prefix}_${STAMP}_${++serial}`;
   await adminRun(`create database ${name}`);
   created.add(name);
   try {

@@ -50,8 +50,9 @@ export async function drainWithWorkers(
   const warmup = opts.warmup ?? 0;
   return withFreshDb(async (url, name) => {
     await seedClaimed(url, n + warmup);
-    const env: Record<string, string> = { WORKER_BATCH_SIZE: String(batchSize) };
-    if (loops !== undefined) env.WORKER_CONCURRENCY = String(loops);
+    const tuning: Record<string, number> = { WORKER_BATCH_SIZE: batchSize };
+    if (loops !== undefined) tuning.WORKER_CONCURRENCY = loops;
+    const env: Record<string, string> = { LEDGER_TUNING: JSON.stringify(tuning) };
     const workers: Child[] = Array.from({ length: procs }, (_, i) => startWorker(url, `worker ${i + 1}`, env));
     const sql = connect(url);
     try {

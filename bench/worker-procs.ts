@@ -88,8 +88,8 @@ export function startChild(label: string, command: string, args: string[], env: 
 export function workerNodeArgs(): string[] {
   const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> };
   const [node, ...args] = (pkg.scripts.worker ?? "").split(/\s+/).filter(Boolean);
-  if (node !== "node" || !args.includes("lib/worker/main.ts"))
-    throw new Error(`package.json's worker script is not "node … lib/worker/main.ts": ${pkg.scripts.worker}`);
+  if (node !== "node" || !args.includes("lib/cli/worker.ts"))
+    throw new Error(`package.json's worker script is not "node … lib/cli/worker.ts": ${pkg.scripts.worker}`);
   return args;
 }
 

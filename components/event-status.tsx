@@ -9,10 +9,12 @@ export interface EventStatusInput {
   status: "claimed" | "processing" | "settled" | "failed" | "dead";
   outcome?: EventOutcome | null;
   resolution?: EventResolution | null;
+  /** A test event from the console: settled without a handler on purpose. */
+  test?: boolean;
 }
 
 /** Words over codes: "settled" alone hides a stale or ignored event, so the outcome names it. */
-export function describeStatus({ status, outcome, resolution }: EventStatusInput): {
+export function describeStatus({ status, outcome, resolution, test }: EventStatusInput): {
   label: string;
   tone: BadgeTone;
   hint: string;
@@ -43,6 +45,12 @@ export function describeStatus({ status, outcome, resolution }: EventStatusInput
         };
       if (outcome === "tie")
         return { label: "tie", tone: "danger", hint: "Same version as the applied one and nothing could order them" };
+      if (outcome === "ignored" && test)
+        return {
+          label: "test: not applied",
+          tone: "neutral",
+          hint: "A test event from the console: verified and stored, never applied",
+        };
       if (outcome === "ignored")
         return {
           label: "ignored: no handler",

@@ -46,7 +46,7 @@ export const planPerCall = sql.raw(`${PER_CALL}\n`);
  * drizzle runs every query it did not name with `prepare: false`, and postgres.js then spends a second
  * round trip asking Postgres for the parameter types before it can send them, and Postgres re-plans it.
  * Our query texts are few and fixed (values are always parameters), so we prepare them all: one round
- * trip and a cached plan each. Behind PgBouncer in transaction mode set DATABASE_PREPARE=false.
+ * trip and a cached plan each. Behind PgBouncer in transaction mode add `?prepare=false` to DATABASE_URL.
  */
 function preparing(client: Sql): Sql {
   return new Proxy(client, {
@@ -66,7 +66,20 @@ function preparing(client: Sql): Sql {
   });
 }
 
-export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHandle {
+/**
+ * `?prepare=false` on the URL (behind PgBouncer in transaction mode, which has no named prepared statements)
+ * turns prepared statements off; it is ours, so it is taken off before postgres.js sees the URL.
+ */
+export function withoutPrepareParam(url: string): { url: string; prepare: boolean } {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const value = parsed?.searchParams.get("prepare");
+  if (!parsed || value === null || value === undefined) return { url, prepare: true };
+  parsed.searchParams.delete("prepare");
+  return { url: parsed.toString(), prepare: value !== "false" };
+}
+
+export function connectPostgres(rawUrl: string, opts: PostgresOptions = {}): DbHandle {
+  const { url, prepare } = withoutPrepareParam(rawUrl);
   const client = postgres(url, {
     max: opts.max ?? 10,
     connect_timeout: opts.connectTimeoutSeconds ?? 5,
@@ -83,7 +96,9 @@ export function connectPostgres(url: string, opts: PostgresOptions = {}): DbHand
         : {}),
     },
   });
-  const db = drizzlePostgres(opts.prepare === false ? client : preparing(client), { schema }) as unknown as Db;
+  const db = drizzlePostgres(opts.prepare === false || !prepare ? client : preparing(client), {
+    schema,
+  }) as unknown as Db;
   return {
     db,
     kind: "postgres",

@@ -17,7 +17,6 @@ async function open(): Promise<AppDb> {
   if (env.DATABASE_URL) {
     await migratePostgresUrl(env.DATABASE_URL);
     const bounds = {
-      prepare: env.DATABASE_PREPARE,
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       connectTimeoutSeconds: Math.max(1, Math.ceil(env.WEBHOOK_CLAIM_TIMEOUT_MS / 1000)),
     };

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { rowsOf, type Db, type DbHandle } from "./client";
+import { rowsOf, withoutPrepareParam, type Db, type DbHandle } from "./client";
 import { applyMigrationSteps } from "./migrate-steps";
 
 // Resolved from the working directory: inside Next's server bundle import.meta.url points into .next/.
@@ -34,7 +34,7 @@ async function lockMigrations(db: Db): Promise<void> {
  * which also runs the migrations. Returns the tags applied.
  */
 export async function migratePostgresFolder(url: string, migrationsFolder: string): Promise<string[]> {
-  const client = postgres(url, { max: 1, onnotice: () => {} });
+  const client = postgres(withoutPrepareParam(url).url, { max: 1, onnotice: () => {} });
   try {
     const db = drizzlePostgres(client) as unknown as Db;
     await lockMigrations(db);

@@ -3,7 +3,7 @@ import { sql, type SQL } from "drizzle-orm";
 /**
  * An event's parsed payload. webhook_event keeps the raw body byte for byte and a jsonb copy only where
  * the two differ (lib/intake/claim.ts: a \u0000 or lone surrogate swapped, an erasure's marker): a second
- * copy of 2 KB per event was about 40 % of the table. Every reader goes through one of these two.
+ * copy of every body was a large share of the table (docs/benchmarks.md). Every reader goes through one of these two.
  */
 
 /** In SQL, for the row aliased `alias`: the stored copy, else the raw body, which the claim proved parses. */

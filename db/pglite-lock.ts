@@ -162,7 +162,7 @@ function lockedMessage(dir: string, lockPath: string, holder: LockHolder | undef
   return (
     `the embedded database in ${dir} is in use by ${who}. ` +
     `Stop that process first (a running \`npm run quickstart\`, \`npm run dev\` or \`npm start\`), ` +
-    `or set DATABASE_URL to use PostgreSQL, or set PGLITE_DIR to a different folder. ` +
+    `or set DATABASE_URL to use PostgreSQL. ` +
     `If that process is not running any more, delete ${lockPath}.`
   );
 }

@@ -2,7 +2,7 @@ import { getDb } from "@/db";
 import type { Db } from "@/db/client";
 import { getAuth } from "@/lib/auth/runtime";
 import { getSessionActor } from "@/lib/auth/server";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 
 /** What an adapter (page, action, route) needs to call a lib verb: the database and who is asking. */
 export async function requestContext(

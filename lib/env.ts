@@ -19,17 +19,37 @@ const optionalSecret = z
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
-export const EnvSchema = z.object({
+const urlOrBlank = z
+  .string()
+  .url()
+  .optional()
+  .or(z.literal("").transform(() => undefined));
+
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/\s]/i.test(v), `${name} must be an http(s) URL`)
+    .refine((v) => v === undefined || URL.canParse(v), `${name} is not a valid URL`);
+
+/**
+ * The settings: what an operator has a reason to change, each in the README's table. Everything else the code
+ * needs is a constant in TuningSchema below.
+ */
+export const SettingsSchema = z.object({
+  /** Unset: the embedded PGlite in .data/pglite. `?prepare=false` behind PgBouncer in transaction mode. */
   DATABASE_URL: z.string().url().optional(),
-  PGLITE_DIR: z.string().default(".data/pglite"),
-  /** false behind PgBouncer in transaction mode (no named prepared statements there). */
-  DATABASE_PREPARE: z
-    .enum(["true", "false"])
-    .default("true")
-    .transform((v) => v === "true"),
   PORT: int(3000, 1),
   /** Interface `npm start` binds; 0.0.0.0 to serve beyond this machine (behind a TLS proxy). */
   HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure,
+   * lib/auth/server.ts).
+   */
+  APP_URL: z.string().url().optional(),
+  /** Set by `next dev` / `npm start`; "development" lets the CSP allow eval, which React's dev tooling needs. */
+  NODE_ENV: z.string().default("production"),
   STRIPE_WEBHOOK_SECRET: secretList,
   GITHUB_WEBHOOK_SECRET: secretList,
   SHOPIFY_WEBHOOK_SECRET: secretList,
@@ -44,66 +64,31 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v && v.length > 0 ? v : undefined)),
+  /**
+   * A JSON file of destinations (lib/forward/destinations.ts): the team's endpoints that verified events are
+   * forwarded to. Secrets live in the variables each entry names (secretEnv), never in the file.
+   */
+  DESTINATIONS_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined)),
+  /** Forward to loopback and private addresses (a destination on this host or the internal network). */
+  FORWARD_ALLOW_PRIVATE: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
   /** 32 bytes (64 hex characters): seals the secrets of sources added in the console (AES-256-GCM). */
   LEDGER_SECRET_KEY: optionalSecret,
-  /** How stale this process's copy of the console's sources may get before it reads them again. */
-  SOURCES_REFRESH_MS: int(5000, 100),
-  WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
   WEBHOOK_MAX_BYTES: int(1024 * 1024, 1),
-  /**
-   * A delivery's whole body must arrive within this after its headers (providers send it in milliseconds);
-   * else 408 and the connection closes.
-   */
-  WEBHOOK_BODY_TIMEOUT_MS: int(5000, 100),
-  /**
-   * Bytes of not-yet-verified bodies held across all connections at once; past it 503 with Retry-After, and
-   * the connection closes.
-   */
-  WEBHOOK_UNVERIFIED_MAX_BYTES: int(64 * 1024 * 1024, 1024),
-  /** Every delivery is answered by then: past it, 503 with Retry-After (the claim committed or was never written). */
-  WEBHOOK_CLAIM_TIMEOUT_MS: int(2000, 50),
-  /** Deliveries waiting for a claim statement, at most (count and raw-body bytes); past either, 503 at once. */
-  WEBHOOK_QUEUE_MAX: int(2000, 1),
-  WEBHOOK_QUEUE_MAX_BYTES: int(64 * 1024 * 1024, 1024),
-  /** JSON nesting deeper than this answers 400 before any write (PostgreSQL's jsonb parser has a stack limit). */
-  WEBHOOK_MAX_DEPTH: int(64, 2),
-  /** Connections the receiver's claims keep for themselves, apart from the worker's and the console's pool. */
-  CLAIM_POOL_MAX: int(4, 1),
-  DATABASE_POOL_MAX: int(10, 1),
-  /**
-   * Server-side bounds on the app's pooled connections (the claim pool's statement bound is
-   * WEBHOOK_CLAIM_TIMEOUT_MS instead); the worker's and replay's transactions take WORKER_STATEMENT_TIMEOUT_MS.
-   */
-  DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 0),
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(10_000, 0),
-  WORKER_STATEMENT_TIMEOUT_MS: int(30_000, 0),
-  /** Fast-path processing (right after a claim) running at once, at most; past it the worker loop takes the event. */
-  FAST_PATH_CONCURRENCY: int(2, 0),
-  /**
-   * Fast-path groups start at most this often: under a steady inflow the deliveries of the interval are leased and
-   * settled together (one lease and one transaction per group); after a quiet interval the first goes at once.
-   */
-  FAST_PATH_LINGER_MS: int(20, 0),
-  /** On SIGTERM/SIGINT: stop accepting, finish in-flight work, close the pools, exit 0; past this, exit 1. */
-  SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
+  CLAIM_MODE: z.enum(["enforce", "shadow"]).default("enforce"),
+  WORKER_MODE: z.enum(["embedded", "off"]).default("embedded"),
   /** Optional Redis in front of the ledger: a marker set after a claim commits lets a retry answer without Postgres. */
-  DEDUP_CACHE_URL: z
-    .string()
-    .url()
-    .optional()
-    .or(z.literal("").transform(() => undefined)),
-  DEDUP_CACHE_TTL_SECONDS: int(60, 1),
-  /** Lets a replay tool post events for any source without a signature: a master key, so at least 32 characters. */
+  DEDUP_CACHE_URL: urlOrBlank,
+  /**
+   * Replay tokens, comma-separated: a bare token every source accepts (a master key), or `source:token` for one
+   * source. Each at least 32 characters. Parsed to tokens by source, "*" holding the master tokens.
+   */
   REPLAY_TOKEN: z
-    .string()
-    .optional()
-    .transform((v) => (v && v.length > 0 ? v : undefined))
-    .refine(
-      (v) => v === undefined || v.length >= 32,
-      "REPLAY_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32)",
-    ),
-  /** Replay tokens scoped to one source each: "stripe:<token>,github:<token>", each at least 32 characters. */
-  REPLAY_TOKENS: z
     .string()
     .optional()
     .transform((v, ctx) => {
@@ -112,12 +97,13 @@ export const EnvSchema = z.object({
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean)) {
-        const at = entry.indexOf(":");
-        const [source, token] = at > 0 ? [entry.slice(0, at), entry.slice(at + 1)] : ["", entry];
-        if (!source || token.length < 32) {
+        const scoped = /^([a-z0-9][a-z0-9-]*):(.+)$/.exec(entry);
+        const [source, token] = scoped ? [scoped[1]!, scoped[2]!] : ["*", entry];
+        if (token.length < 32) {
+          const whose = source === "*" ? "every source" : source;
           ctx.addIssue({
             code: "custom",
-            message: `REPLAY_TOKENS entries look like source:<token of at least 32 characters> (got one for "${source || "?"}")`,
+            message: `REPLAY_TOKEN entries must be at least 32 characters, e.g. openssl rand -hex 32 (one for "${whose}" is shorter)`,
           });
           continue;
         }
@@ -125,62 +111,30 @@ export const EnvSchema = z.object({
       }
       return out;
     }),
-  CLAIM_MODE: z.enum(["enforce", "shadow"]).default("enforce"),
-  STRIPE_API_BASE: z.string().url().default("https://api.stripe.com"),
   STRIPE_API_KEY: optionalSecret,
-  GITHUB_API_BASE: z.string().url().default("https://api.github.com"),
   GITHUB_TOKEN: optionalSecret,
-  /** "owner/repo/hook_id": the repository webhook whose deliveries a GitHub replay lists. */
+  /**
+   * The repository webhook a GitHub replay lists: `owner/repo/hook_id`, or its API URL
+   * (`https://ghe.example.com/api/v3/repos/owner/repo/hooks/1`) for GitHub Enterprise.
+   */
   GITHUB_REPLAY_HOOK: z
     .string()
-    .regex(/^[\w.-]+\/[\w.-]+\/\d+$/, "GITHUB_REPLAY_HOOK must look like owner/repo/hook_id")
     .optional()
-    .or(z.literal("").transform(() => undefined)),
-  PADDLE_API_BASE: z.string().url().default("https://api.paddle.com"),
+    .transform((v) => (v && v.length > 0 ? v.trim() : undefined))
+    .refine(
+      (v) => v === undefined || GITHUB_HOOK.test(v) || GITHUB_HOOK_URL.test(v),
+      "GITHUB_REPLAY_HOOK must look like owner/repo/hook_id or https://host/api/v3/repos/owner/repo/hooks/hook_id",
+    ),
+  /** Its prefix says live or sandbox (`pdl_sdbx_`), which picks Paddle's API. */
   PADDLE_API_KEY: optionalSecret,
-  /** A replay run not heard from for this long is taken over (resumed) by another process. */
-  REPLAY_LEASE_MS: int(60_000, 1000),
-  WORKER_MODE: z.enum(["embedded", "off"]).default("embedded"),
-  WORKER_CONCURRENCY: int(4, 1),
-  WORKER_MAX_ATTEMPTS: int(8, 1),
-  WORKER_BACKOFF_BASE_MS: int(1000, 1),
-  WORKER_BACKOFF_MAX_MS: int(15 * 60 * 1000, 1),
-  WORKER_LEASE_MS: int(30_000, 100),
-  /** Unset: 100 in the app's process, 250 in a standalone worker (lib/worker/settings.ts says why). */
-  WORKER_BATCH_SIZE: z.coerce.number().int().min(1).optional(),
-  WORKER_POLL_MS: int(1000, 10),
-  /** How often a worker merges the subject index's pending list (lib/worker/index-merge.ts); 0: never. */
-  WORKER_INDEX_MERGE_MS: int(200, 0),
-  /**
-   * The public URL; https also makes the CSP upgrade insecure requests (and the auth cookies Secure,
-   * lib/auth/server.ts).
-   */
-  APP_URL: z.string().url().optional(),
-  /** Set by `next dev` / `npm start`; "development" lets the CSP allow eval, which React's dev tooling needs. */
-  NODE_ENV: z.string().default("production"),
   BETTER_AUTH_SECRET: z.string().min(32, "BETTER_AUTH_SECRET must be at least 32 characters").optional(),
   ADMIN_EMAIL: z.string().email().optional(),
   ADMIN_PASSWORD: z.string().min(12, "ADMIN_PASSWORD must be at least 12 characters").optional(),
-  SIGN_IN_PER_MINUTE: int(5, 1),
-  SESSION_HOURS: int(12, 1),
   /** Retention (lib/retention): settled events received longer ago than this are pruned, leaving a tombstone. */
   RETENTION_DAYS: int(90, 1),
-  /** How long a pruned event's tombstone keeps dedup (a late retry, a replay); at least RETENTION_DAYS. */
-  TOMBSTONE_DAYS: int(400, 1),
-  /** Finished replay runs older than this are deleted; audit rows older than AUDIT_RETENTION_DAYS (0: kept). */
-  REPLAY_RETENTION_DAYS: int(90, 1),
   AUDIT_RETENTION_DAYS: int(365, 0),
-  /**
-   * How often every worker host (the embedded worker and `npm run worker`) runs retention (0: only `npm run
-   * prune`; one run per interval across them all); the first run this long after start; events per batch;
-   * pause between batches; the share of the time the prune's statements may take (it then pauses at least the
-   * rest: at 25, three times as long as its last batch took).
-   */
+  /** How often the worker hosts prune (one run per interval across them all); 0: only `npm run prune`. */
   RETENTION_INTERVAL_MINUTES: int(60, 0),
-  RETENTION_FIRST_DELAY_MS: int(60_000, 0),
-  RETENTION_BATCH_SIZE: int(500, 1),
-  RETENTION_PAUSE_MS: int(20, 0),
-  RETENTION_DUTY_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   /** Set: GET /metrics needs `Authorization: Bearer <token>` (compared in constant time); unset: open. */
   METRICS_TOKEN: optionalSecret,
   /** pino's level; unset: info (warn under vitest, NODE_ENV=test). */
@@ -188,55 +142,169 @@ export const EnvSchema = z.object({
     (v) => (v === "" ? undefined : v),
     z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).optional(),
   ),
-  /** json (one object a line); pretty for people (pino-pretty). Unset: pretty when NODE_ENV=development. */
-  LOG_FORMAT: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["json", "pretty"]).optional()),
   /** Alerts (lib/alerts, README "Alerts"): a Slack incoming webhook; never logged or shown unmasked. */
-  ALERT_SLACK_WEBHOOK_URL: z
-    .string()
-    .optional()
-    .transform((v) => (v && v.length > 0 ? v : undefined))
-    .refine((v) => v === undefined || /^https?:\/\/[^/\s]/i.test(v), "ALERT_SLACK_WEBHOOK_URL must be an http(s) URL")
-    .refine((v) => v === undefined || URL.canParse(v), "ALERT_SLACK_WEBHOOK_URL is not a valid URL"),
+  ALERT_SLACK_WEBHOOK_URL: httpUrl("ALERT_SLACK_WEBHOOK_URL"),
   /** An endpoint that receives alerts signed with Standard Webhooks under ALERT_WEBHOOK_SECRET. */
-  ALERT_WEBHOOK_URL: z
-    .string()
-    .optional()
-    .transform((v) => (v && v.length > 0 ? v : undefined))
-    .refine((v) => v === undefined || /^https?:\/\/[^/\s]/i.test(v), "ALERT_WEBHOOK_URL must be an http(s) URL")
-    .refine((v) => v === undefined || URL.canParse(v), "ALERT_WEBHOOK_URL is not a valid URL"),
+  ALERT_WEBHOOK_URL: httpUrl("ALERT_WEBHOOK_URL"),
   ALERT_WEBHOOK_SECRET: optionalSecret.refine(
     (v) => v === undefined || /^whsec_[A-Za-z0-9+/]{22,}={0,2}$/.test(v),
     "ALERT_WEBHOOK_SECRET must be whsec_ followed by base64 (at least 16 bytes)",
   ),
-  /** "an event went dead": on by default when a channel is set. */
-  ALERT_DEAD_EVENTS: z.enum(["on", "off"]).optional(),
-  /** Set: the rule is on by default with this threshold (the console may override it). */
-  ALERT_BACKLOG_MINUTES: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).optional()),
-  ALERT_REFUSALS_PER_10_MINUTES: z.preprocess(
-    (v) => (v === "" ? undefined : v),
-    z.coerce.number().int().min(1).optional(),
-  ),
-  ALERT_SILENT_HOURS: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).optional()),
-  ALERT_EVALUATE_MS: int(15_000, 1000),
-  /** A backlog, refusal or silence alert resolves once its condition has stayed clear this long (0: at once). */
-  ALERT_RESOLVE_AFTER_MINUTES: int(5, 0),
-  /** One alert request, connect to answer; the evaluator's tick never waits longer on a channel. */
-  ALERT_SEND_TIMEOUT_MS: int(5000, 100),
-  ALERT_MAX_ATTEMPTS: int(8, 1),
-  ALERT_BACKOFF_BASE_MS: int(10_000, 100),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+const GITHUB_HOOK = /^[\w.-]+\/[\w.-]+\/\d+$/;
+const GITHUB_HOOK_URL = /^(https?:\/\/[^\s]+?)\/repos\/([\w.-]+)\/([\w.-]+)\/hooks\/(\d+)\/?$/;
+
+/**
+ * Constants, not settings: each value is what the product needs, and nobody running it has a reason to change
+ * it. Tests shorten them (a lease of 1.5 s to see a crash reaped) through parseEnv's second argument, or, for a
+ * process they start, LEDGER_TUNING (JSON of these names), which the quick start uses too (3 attempts, pretty
+ * logs). It is not a setting: the README does not list it and its names may change. The API bases are how tests
+ * point replay at a fake provider API.
+ */
+export const TuningSchema = z
+  .object({
+    /** The embedded database's directory (gitignored). */
+    PGLITE_DIR: z.string().default(".data/pglite"),
+    /** json in production (one object a line, for a log shipper); pretty under `npm run dev`. */
+    LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+    /** How stale a process's copy of the console's sources may get: a change in another process shows within it. */
+    SOURCES_REFRESH_MS: int(5000, 100),
+    /** Stripe's, Slack's and Standard Webhooks' own default tolerance for a signed timestamp. */
+    WEBHOOK_TOLERANCE_SECONDS: int(300, 1),
+    /** Providers send a body in milliseconds; a body slower than this is a slow-loris, answered 408. */
+    WEBHOOK_BODY_TIMEOUT_MS: int(5000, 100),
+    /** Unverified bytes held across all connections: a bound on what unauthenticated senders can pin in memory. */
+    WEBHOOK_UNVERIFIED_MAX_BYTES: int(64 * 1024 * 1024, 1024),
+    /** Every delivery is answered within this: well inside every provider's own timeout (Shopify's 5 s is the least). */
+    WEBHOOK_CLAIM_TIMEOUT_MS: int(2000, 50),
+    /** The waiting room for claims: past either bound a delivery is answered 503 at once, not left to time out. */
+    WEBHOOK_QUEUE_MAX: int(2000, 1),
+    WEBHOOK_QUEUE_MAX_BYTES: int(64 * 1024 * 1024, 1024),
+    /** PostgreSQL's jsonb parser has a stack limit; deeper JSON answers 400 before any write. */
+    WEBHOOK_MAX_DEPTH: int(64, 2),
+    /** The claims' own connections, so a busy console or worker never delays an answer to a provider. */
+    CLAIM_POOL_MAX: int(4, 1),
+    /** The console's, worker's and replay's connections: with the claim pool, 14 per process. */
+    DATABASE_POOL_MAX: int(10, 1),
+    /** Bounds a console or API statement; the claim has its own (WEBHOOK_CLAIM_TIMEOUT_MS), the worker a longer one. */
+    DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 0),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(10_000, 0),
+    WORKER_STATEMENT_TIMEOUT_MS: int(30_000, 0),
+    /** Under the 30 s most orchestrators wait between SIGTERM and SIGKILL. */
+    SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
+    /** A retry storm lasts seconds to minutes; the ledger answers after the marker expires. */
+    DEDUP_CACHE_TTL_SECONDS: int(60, 1),
+    STRIPE_API_BASE: z.string().url().default("https://api.stripe.com"),
+    /** Unset: from GITHUB_REPLAY_HOOK's URL, else api.github.com. */
+    GITHUB_API_BASE: z.string().url().optional(),
+    /** Unset: by PADDLE_API_KEY's prefix, live or sandbox. */
+    PADDLE_API_BASE: z.string().url().optional(),
+    /** A replay run not heard from for this long is taken over by another process. */
+    REPLAY_LEASE_MS: int(60_000, 1000),
+    WORKER_CONCURRENCY: int(4, 1),
+    /** With the backoff below, the eighth attempt comes about an hour after the first: a deploy-sized outage. */
+    WORKER_MAX_ATTEMPTS: int(8, 1),
+    WORKER_BACKOFF_BASE_MS: int(1000, 1),
+    WORKER_BACKOFF_MAX_MS: int(15 * 60 * 1000, 1),
+    /** Longer than any batch takes; a crashed worker's events are taken over after it. */
+    WORKER_LEASE_MS: int(30_000, 100),
+    /** Unset: 100 in the app's process, 250 in a standalone worker (lib/worker/settings.ts says why). */
+    WORKER_BATCH_SIZE: z.coerce.number().int().min(1).optional(),
+    /** A backstop: NOTIFY wakes the loops; the poll finds what a lost notification left. */
+    WORKER_POLL_MS: int(1000, 10),
+    /** How often a worker merges the subject index's pending list (lib/worker/index-merge.ts); 0: never. */
+    WORKER_INDEX_MERGE_MS: int(200, 0),
+    /** Sign-in attempts per address and email a minute: slows guessing, never a person who mistyped. */
+    SIGN_IN_PER_MINUTE: int(5, 1),
+    /** A working day; a session ends after it and the person signs in again. */
+    SESSION_HOURS: int(12, 1),
+    /** A tombstone keeps dedup for late retries and replays; over a year covers Stripe's and GitHub's replay windows. */
+    TOMBSTONE_DAYS: int(400, 1),
+    REPLAY_RETENTION_DAYS: int(90, 1),
+    /** The first prune waits for start-up to settle. */
+    RETENTION_FIRST_DELAY_MS: int(60_000, 0),
+    /** Prune in small batches with pauses, so claims never wait behind it (lib/retention/settings.ts). */
+    RETENTION_BATCH_SIZE: int(500, 1),
+    RETENTION_PAUSE_MS: int(20, 0),
+    RETENTION_DUTY_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
+    ALERT_EVALUATE_MS: int(15_000, 1000),
+    /** A condition must stay clear this long before its incident resolves, so a flapping one stays one incident. */
+    ALERT_RESOLVE_AFTER_MINUTES: int(5, 0),
+    ALERT_SEND_TIMEOUT_MS: int(5000, 100),
+    ALERT_MAX_ATTEMPTS: int(8, 1),
+    ALERT_BACKOFF_BASE_MS: int(10_000, 100),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type Tuning = z.infer<typeof TuningSchema>;
+export type TuningInput = z.input<typeof TuningSchema>;
+/** What the code reads: the settings, the constants, and the API bases derived from them (always set). */
+export type Env = Settings &
+  Omit<Tuning, "GITHUB_API_BASE" | "PADDLE_API_BASE"> & {
+    GITHUB_API_BASE: string;
+    PADDLE_API_BASE: string;
+  };
+
+/** The names the table in the README lists; anything else set in the environment is not read. */
+export const SETTING_NAMES = Object.keys(SettingsSchema.shape);
 
 export class EnvError extends Error {}
 
-export function parseEnv(source: Record<string, string | undefined>): Env {
-  const parsed = EnvSchema.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+const issueLines = (issues: readonly z.core.$ZodIssue[], prefix = "") =>
+  issues.map((i) => `  ${prefix}${i.path.join(".")}: ${i.message}`);
+
+/** `tuning`: a test's shorter timings, over LEDGER_TUNING's, over the constants. */
+export function parseEnv(source: Record<string, string | undefined>, tuning: TuningInput = {}): Env {
+  const settings = SettingsSchema.safeParse(source);
+  let fromVariable: unknown = {};
+  const problems: string[] = settings.success ? [] : issueLines(settings.error.issues);
+  if (source.LEDGER_TUNING) {
+    try {
+      fromVariable = JSON.parse(source.LEDGER_TUNING);
+    } catch {
+      problems.push("  LEDGER_TUNING: not JSON");
+    }
   }
-  return parsed.data;
+  const tuned = TuningSchema.safeParse({ ...(fromVariable as object), ...tuning });
+  if (!tuned.success) problems.push(...issueLines(tuned.error.issues, "LEDGER_TUNING."));
+  if (!settings.success || !tuned.success || problems.length > 0)
+    throw new EnvError(`Invalid environment:\n${problems.join("\n")}`);
+  return derive(settings.data, tuned.data);
+}
+
+/** The API bases the settings imply: GitHub Enterprise from the hook's URL, Paddle's sandbox from the key. */
+function derive(settings: Settings, tuning: Tuning): Env {
+  const env = { ...settings, ...tuning };
+  const hookUrl = env.GITHUB_REPLAY_HOOK ? GITHUB_HOOK_URL.exec(env.GITHUB_REPLAY_HOOK) : null;
+  return {
+    ...env,
+    GITHUB_REPLAY_HOOK: hookUrl ? `${hookUrl[2]}/${hookUrl[3]}/${hookUrl[4]}` : env.GITHUB_REPLAY_HOOK,
+    GITHUB_API_BASE: env.GITHUB_API_BASE ?? hookUrl?.[1] ?? "https://api.github.com",
+    PADDLE_API_BASE:
+      env.PADDLE_API_BASE ??
+      (env.PADDLE_API_KEY?.startsWith("pdl_sdbx_") ? "https://sandbox-api.paddle.com" : "https://api.paddle.com"),
+  };
+}
+
+/**
+ * Variables that were settings in earlier versions and are constants now: start-up names them, so an operator
+ * who still sets one learns it has no effect.
+ */
+export function retiredVariables(source: Record<string, string | undefined> = process.env): string[] {
+  const retired = [
+    ...Object.keys(TuningSchema.shape),
+    "DATABASE_PREPARE",
+    "REPLAY_TOKENS",
+    "ALERT_DEAD_EVENTS",
+    "ALERT_BACKLOG_MINUTES",
+    "ALERT_REFUSALS_PER_10_MINUTES",
+    "ALERT_SILENT_HOURS",
+    "FAST_PATH_CONCURRENCY",
+    "FAST_PATH_LINGER_MS",
+  ];
+  return retired.filter((name) => source[name] !== undefined && source[name] !== "");
 }
 
 let cached: Env | undefined;

@@ -37,10 +37,21 @@ function hashTree(hash, rel) {
   } else hash.update(rel).update("\0").update(readFileSync(abs)).update("\0");
 }
 
-const installed = path.join(root, "node_modules", ".package-lock.json");
-if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(path.join(root, "package-lock.json")).mtimeMs) {
+// Installed for this lockfile's content, not its mtime: a fresh checkout (or a git worktree sharing node_modules)
+// has a newer lockfile that says nothing new, and a needless `npm ci` there empties the shared folder.
+const lockHash = createHash("sha256")
+  .update(readFileSync(path.join(root, "package-lock.json")))
+  .digest("hex");
+const installedStamp = path.join(root, "node_modules", ".ledger-lock-sha256");
+if (process.argv.includes("--stamp-install")) {
+  // npm's postinstall: what was just installed is this lockfile's.
+  writeFileSync(installedStamp, lockHash);
+  process.exit(0);
+}
+if (!existsSync(installedStamp) || readFileSync(installedStamp, "utf8") !== lockHash) {
   console.log("[prepare] installing dependencies (npm ci)");
   run("npm", ["ci", "--no-audit", "--no-fund"]);
+  writeFileSync(installedStamp, lockHash);
 }
 
 const hash = createHash("sha256");

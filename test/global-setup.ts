@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { migratePostgresUrl } from "../db/migrate";
+import { dropDatabases } from "./drop-databases";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -36,8 +37,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     const clones = await admin<{ datname: string }[]>`
       select datname from pg_database where datname like ${`${name}\\_w%`}`;
-    for (const { datname } of clones) await admin.unsafe(`drop database if exists ${datname} with (force)`);
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
+    await dropDatabases(ADMIN_URL, [...clones.map((c) => c.datname), name]);
   };
 }

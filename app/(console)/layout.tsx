@@ -5,7 +5,7 @@ import type { ReactNode } from "react";
 import { AppShell } from "@/components/shell/app-shell";
 import { SIDEBAR_COOKIE, type NavItem } from "@/components/shell/nav-items";
 import { SignOutButton } from "@/components/sign-out-button";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import type { Role } from "@/lib/auth/role-names";
 import { getRequestContext } from "../_lib/session";
 
@@ -17,6 +17,7 @@ function navFor(role: Role): NavItem[] {
     { href: "/events", label: "Events", icon: "events" },
     { href: "/failures", label: "Failures", icon: "failures" },
     { href: "/sources", label: "Sources", icon: "sources" },
+    { href: "/destinations", label: "Destinations", icon: "destinations" },
     { href: "/replays", label: "Replays", icon: "replays" },
     { href: "/alerts", label: "Alerts", icon: "alerts" },
     { href: "/audit", label: "Audit log", icon: "audit" },

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/page-header";
-import { getDeliverySeries } from "@/lib/ledger/delivery-series";
-import { getBacklog, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
-import { EVENT_STATUSES, type EventStatus } from "@/lib/ledger/statuses";
+import { getDeliverySeries } from "@/lib/console/delivery-series";
+import { getBacklog, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/console/overview";
+import { EVENT_STATUSES, type EventStatus } from "@/lib/console/statuses";
 import { requirePage } from "../_lib/session";
 import { AlertsSummary } from "./_components/alerts-summary";
 import { DeadEvents } from "./_components/dead-events";

@@ -1,6 +1,6 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
-import { can, type Actor, type Permission } from "@/lib/auth/roles";
+import { can, type Actor, type Permission } from "@/lib/roles";
 import { requestContext } from "@/lib/context";
 
 export async function getRequestContext() {

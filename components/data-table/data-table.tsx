@@ -4,11 +4,16 @@ import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon } from "lucide-react";
 import type { ReactNode } from "react";
 import { useTable, type ColumnDef, type RowData, type SortingState, type TableFeatures } from "@tanstack/react-table";
 import { cn } from "@/components/ui/cn";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow, type Breakpoint } from "@/components/ui/table";
 
-/** Per-column classes: `hidden md:table-cell` moves a secondary column off small screens. */
+/**
+ * Per column: `from` shows a secondary column only from that width (its facts belong in the first column's
+ * cell below it); `label` names it in a phone's card when the header is not plain text.
+ */
 export interface ColumnMeta {
   className?: string;
+  from?: Breakpoint;
+  label?: string;
 }
 
 /**
@@ -52,7 +57,10 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
       onSortingChange?.(typeof updater === "function" ? updater(sorting ?? []) : updater),
   } as unknown as Parameters<typeof useTable<TFeatures, TData>>[0]);
   const rows = table.getRowModel().rows;
-  const meta = (c: { columnDef: { meta?: unknown } }) => (c.columnDef.meta as ColumnMeta | undefined)?.className;
+  const meta = (c: { columnDef: { meta?: unknown } }) => (c.columnDef.meta as ColumnMeta | undefined) ?? {};
+  // The first column is a card's title on phones; every other one is a line named by its header.
+  const labelOf = (c: { id: string; columnDef: { meta?: unknown; header?: unknown } }, i: number) =>
+    i === 0 ? undefined : (meta(c).label ?? (typeof c.columnDef.header === "string" ? c.columnDef.header : undefined));
   return (
     <Table>
       {caption && <caption className="sr-only">{caption}</caption>}
@@ -72,7 +80,8 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
                 <TableHead
                   key={header.id}
                   aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                  className={meta(header.column)}
+                  className={meta(header.column).className}
+                  from={meta(header.column).from}
                 >
                   {header.isPlaceholder ? null : canSort ? (
                     <button
@@ -100,8 +109,13 @@ export function DataTable<TFeatures extends TableFeatures, TData extends RowData
             aria-selected={activeRowId === undefined ? undefined : row.id === activeRowId}
             {...rowProps?.(row.original)}
           >
-            {row.getAllCells().map((cell) => (
-              <TableCell key={cell.id} className={cn(meta(cell.column))}>
+            {row.getAllCells().map((cell, i) => (
+              <TableCell
+                key={cell.id}
+                className={cn(meta(cell.column).className)}
+                from={meta(cell.column).from}
+                label={labelOf(cell.column, i)}
+              >
                 <table.FlexRender cell={cell} />
               </TableCell>
             ))}

@@ -8,6 +8,7 @@ import {
   OctagonAlertIcon,
   RadioTowerIcon,
   ScrollTextIcon,
+  SendIcon,
   UsersIcon,
   type LucideIcon,
 } from "lucide-react";
@@ -18,6 +19,7 @@ const ICONS: Record<NavIconName, LucideIcon> = {
   events: ListIcon,
   failures: OctagonAlertIcon,
   sources: RadioTowerIcon,
+  destinations: SendIcon,
   replays: HistoryIcon,
   alerts: BellRingIcon,
   audit: ScrollTextIcon,

@@ -4,6 +4,7 @@ export const NAV_ICONS = [
   "events",
   "failures",
   "sources",
+  "destinations",
   "replays",
   "alerts",
   "audit",

@@ -2,7 +2,13 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tstz } from "./columns";
 
-export const ALERT_RULES = ["dead_event", "backlog_age", "refusal_rate", "source_silent"] as const;
+export const ALERT_RULES = [
+  "dead_event",
+  "backlog_age",
+  "refusal_rate",
+  "source_silent",
+  "destination_failing",
+] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 
 export const INCIDENT_STATES = ["firing", "resolved"] as const;
@@ -32,7 +38,10 @@ export const alertRule = pgTable(
     updatedBy: text("updated_by").notNull(),
   },
   (t) => [
-    check("alert_rule_rule_check", sql`${t.rule} in ('dead_event','backlog_age','refusal_rate','source_silent')`),
+    check(
+      "alert_rule_rule_check",
+      sql`${t.rule} in ('dead_event','backlog_age','refusal_rate','source_silent','destination_failing')`,
+    ),
   ],
 );
 export type AlertRuleRow = typeof alertRule.$inferSelect;

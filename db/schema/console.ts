@@ -1,6 +1,4 @@
-import { sql } from "drizzle-orm";
-import { check, index, integer, pgSequence, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import { tstz } from "./columns";
+import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
 /** What a search term is, as the events list says it matched ("customer id", "email", "name", …). */
 export const TERM_FIELDS = [
@@ -39,36 +37,3 @@ export const subjectTerm = pgTable(
   ],
 );
 export type SubjectTerm = typeof subjectTerm.$inferSelect;
-
-/**
- * Advanced by an erasure before it deletes directory rows: a worker that skips rows it knows are there
- * (lib/ledger/term-cache.ts) reads it with each insert, and sends them again when it has moved.
- */
-export const subjectTermEpoch = pgSequence("subject_term_epoch");
-
-/**
- * Deliveries per minute and source, folded from webhook_delivery by the console's read (lib/ledger/delivery-rollup.ts)
- * once a minute is closed: the overview's chart reads a day as 1,440 rows a source, however busy the day was.
- * Rows are replaced whole (a refold recounts the minute); those older than the rollup's horizon are deleted.
- */
-export const deliveryMinute = pgTable(
-  "delivery_minute",
-  {
-    minute: tstz("minute").notNull(),
-    source: text("source").notNull(),
-    deliveries: integer("deliveries").notNull(),
-    duplicates: integer("duplicates").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.minute, t.source] })],
-);
-
-/** One row (id 1): the span [folded_from, folded_to) of whole minutes that delivery_minute holds. */
-export const deliveryRollup = pgTable(
-  "delivery_rollup",
-  {
-    id: integer("id").primaryKey(),
-    foldedFrom: tstz("folded_from").notNull(),
-    foldedTo: tstz("folded_to").notNull(),
-  },
-  (t) => [check("delivery_rollup_one_row", sql`${t.id} = 1`)],
-);

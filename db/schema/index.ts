@@ -7,3 +7,4 @@ export * from "./sources";
 export * from "./alerts";
 export * from "./retention";
 export * from "./console";
+export * from "./forward";

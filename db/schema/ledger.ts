@@ -32,7 +32,7 @@ export type EventVia = (typeof EVENT_VIA)[number];
  * with the wide indexes (the subject GIN, the entity, the body-hash keys). `webhook_event_state` is where the
  * event is in its lifecycle, rewritten by every lease, settle and failure: a narrow row whose updates do not
  * rewrite the body or insert into its indexes (drizzle/0022_event_state.sql; bench:worker).
- * Readers use the `webhook_event` view of both; the hot paths write the tables.
+ * Readers use the `webhook_event` view of both; writers write the tables.
  */
 /** The body's columns: a function, so the table and the view each build their own. */
 const bodyColumns = () => ({
@@ -81,6 +81,11 @@ const bodyColumns = () => ({
    * Null for replayed events and rows from before it was recorded.
    */
   verifiedWith: text("verified_with"),
+  /**
+   * Sent by the console's "send a test event", as its signed body says (lib/providers/test-marker.ts): stored and
+   * shown like any other event, never applied to business state.
+   */
+  test: boolean("test").notNull().default(false),
 });
 
 /** The state's columns (see bodyColumns). */
@@ -108,7 +113,7 @@ const stateColumns = () => ({
    * "settled" can say stale, ignored or tie). Null on rows from before it was recorded: read as settled.
    */
   outcome: text("outcome", { enum: ATTEMPT_OUTCOMES }),
-  /** A person's decision on a dead event (lib/ledger/resolve-dead.ts): it then settles without running. */
+  /** A person's decision on a dead event (lib/console/resolve-dead.ts): it then settles without running. */
   resolution: text("resolution", { enum: EVENT_RESOLUTIONS }),
   resolutionNote: text("resolution_note"),
   resolvedBy: text("resolved_by"),
@@ -120,7 +125,7 @@ export const webhookEventBody = pgTable("webhook_event_body", bodyColumns(), (t)
   primaryKey({ columns: [t.source, t.eventId], name: "webhook_event_body_source_event_id_pk" }),
   // A small pending list (256 kB): a claim adds its ~10 ids to the list instead of descending the tree per id,
   // and the worker merges the list in bulk five times a second (lib/worker/index-merge.ts), so the insert that
-  // would cross the limit (and merge inside its own statement: ~100 ms at the default 4 MB, 0005) is rare.
+  // would cross the limit (and merge the whole list inside its own statement, holding that claim up; 0005) is rare.
   index("webhook_event_subject_ids_idx")
     .using("gin", t.subjectIds)
     .with({ fastupdate: true, gin_pending_list_limit: 256 }),
@@ -129,6 +134,10 @@ export const webhookEventBody = pgTable("webhook_event_body", bodyColumns(), (t)
     .on(t.source, t.bodyScope, t.bodySha256)
     .where(sql`${t.bodyIsKey}`),
   check("webhook_event_via_check", sql`${t.via} in ('provider','replay')`),
+  // Test events alone, for the events list's "tests only" (drizzle/0028_test_events.sql): a handful of rows.
+  index("webhook_event_test_idx")
+    .on(t.source, t.eventId)
+    .where(sql`${t.test}`),
 ]);
 
 /** The mutable half of an event: its lifecycle. `event_type` and `received_at` are copied here for the console's indexes. */
@@ -154,8 +163,7 @@ export const webhookEventState = pgTable("webhook_event_state", stateColumns(), 
 
 /**
  * The whole event, as one row: a view of the two tables (state LEFT JOIN body on the key, so a query of
- * lifecycle columns alone never reads the body). Writable through INSTEAD OF triggers, for rare writers;
- * `insert … on conflict` and `for update` need the tables themselves.
+ * lifecycle columns alone never reads the body). Read-only: writers write the two tables, one path each.
  */
 export const webhookEvent = pgView("webhook_event", { ...stateColumns(), ...bodyColumns() }).existing();
 

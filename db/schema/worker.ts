@@ -15,6 +15,22 @@ export const TRANSITION_OUTCOMES = ["applied", "stale", "tie"] as const;
 export const ERROR_KINDS = ["permanent", "transient"] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/** A path into a payload: object keys and array indexes from its root. */
+export type PayloadPath = readonly (string | number)[];
+
+/** What a handler found wrong at a payload path. */
+export const INPUT_PROBLEMS = ["missing", "not-an-object", "not-an-integer", "not-a-date", "wrong-object"] as const;
+export type InputProblem = (typeof INPUT_PROBLEMS)[number];
+
+/**
+ * Where a handler's input error is, for the console to open and highlight: `path` from the payload's root, or null
+ * when the value was not in the payload (the provider API's answer to a tie).
+ */
+export interface InputErrorDetail {
+  path: PayloadPath | null;
+  problem: InputProblem;
+}
+
 /** How an equal version (a tie) was ordered: by the events' own chain evidence, by the provider's API, by a person. */
 export const TIE_RESOLUTIONS = ["chain", "provider-time", "provider-api", "by-hand"] as const;
 export type TieResolution = (typeof TIE_RESOLUTIONS)[number];
@@ -36,6 +52,8 @@ export const webhookAttempt = pgTable(
     error: text("error"),
     /** Failed attempts only: permanent goes dead at once, transient backs off. */
     errorKind: text("error_kind", { enum: ERROR_KINDS }),
+    /** A handler's input error: the payload path and what is wrong there (lib/handlers/types.ts), for the console. */
+    errorDetail: jsonb("error_detail").$type<InputErrorDetail>(),
   },
   (t) => [
     // Keyed by its event, the only way it is read (then number and id, which make it unique): one b-tree, 0024.

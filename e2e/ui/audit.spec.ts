@@ -3,6 +3,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { addUser, shot, signIn, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 const sql = e2eSql();
 const tag = randomUUID().replaceAll("-", "").slice(0, 10);
@@ -17,8 +19,11 @@ const shownActions = (page: Page) => page.locator("tbody tr").evaluateAll((rows)
 const shownIds = (page: Page) => page.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.auditId));
 
 test.beforeAll(async () => {
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts)
-            values ('stripe', ${linkedEvent}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'settled', 1)`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts",
+    dsql`values ('stripe', ${linkedEvent}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'settled', 1)`,
+  );
   // 60 requeues by the seeded actor (one page of 50 and an older one of 10) and 5 of another action, a
   // second apart; the newest requeue targets a real event.
   await sql`
@@ -77,6 +82,41 @@ test("[ui] the audit log filters by actor and action in a clean URL, pages to ol
   await shot(page, "audit-390");
   await page.emulateMedia({ colorScheme: "dark" });
   await shot(page, "audit-390-dark");
+});
+
+test("[ui] each entry says what was done in words, links what it concerns, and keeps the raw detail under Details", async ({
+  page,
+}) => {
+  const wordsActor = `words-${tag}@e2e.example`;
+  const [kept, gone] = [`stripe/${linkedEvent}`, `stripe/evt_${tag}_gone`];
+  await sql`insert into audit_log (actor_id, actor_email, action, target, detail, result) values
+    (null, ${wordsActor}, 'events.resolve-dead', 'events',
+     ${sql.json({ resolution: "resolved", note: "refunded by hand", selected: 2, keys: [kept, gone], count: 1, notDead: [gone] })}, 'ok'),
+    (null, ${wordsActor}, 'users.set-role', ${`user:ana-${tag}@e2e.example`}, ${sql.json({ from: "support", to: "ops" })}, 'ok')`;
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await signInAt(page, `/audit?actor=${encodeURIComponent(wordsActor)}`, E2E.admin.email, E2E.admin.password);
+    const resolved = page.locator('tr[data-action="events.resolve-dead"]');
+    await expect(resolved.locator("[data-sentence]")).toHaveText(
+      `Marked dead event ${kept} resolved by hand: “refunded by hand”; ${gone} was no longer dead`,
+    );
+    await expect(resolved.getByRole("link", { name: `stripe/${linkedEvent}` }).first()).toHaveAttribute(
+      "href",
+      `/events/stripe/${linkedEvent}`,
+    );
+    await expect(page.locator('tr[data-action="users.set-role"] [data-sentence]')).toHaveText(
+      `Changed the role of ana-${tag}@e2e.example from support to ops`,
+    );
+    // No JSON in the sentence; the row as written is one click away.
+    const raw = resolved.locator("details pre");
+    await expect(raw).toBeHidden();
+    await resolved.getByText("Details", { exact: true }).click();
+    await expect(raw).toBeVisible();
+    await expect(raw).toContainText('"notDead": [');
+    expect(await overflow(page), `${width}px`).toBe(0);
+    await shot(page, `audit-words-${width}`);
+    await page.context().clearCookies();
+  }
 });
 
 test("[ui] a URL with empty fields is redirected to the clean one; a forged page link says so and offers the newest page", async ({

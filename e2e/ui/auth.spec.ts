@@ -3,6 +3,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { shot, signIn, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 const sql = e2eSql();
 test.afterAll(async () => sql.end());
@@ -94,8 +96,11 @@ test("[ui] a server action called directly as support for an ops verb is refused
   browser,
 }) => {
   const eventId = `evt_dead_${randomUUID().slice(0, 8)}`;
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
-            values ('stripe', ${eventId}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead', 8, 'downstream timeout')`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error",
+    dsql`values ('stripe', ${eventId}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead', 8, 'downstream timeout')`,
+  );
   // As admin, click Requeue but capture the server action request instead of letting it through.
   await signInAt(page, "/events?status=dead", ADMIN, ADMIN_PW);
   let captured: { headers: Record<string, string>; body: string } | undefined;

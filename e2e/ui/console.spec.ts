@@ -5,6 +5,8 @@ import { signStripe } from "../../test/sign";
 import { e2eSql, settledCount } from "../db";
 import { E2E } from "../env";
 import { addUser, shot, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 const sql = e2eSql();
 const tag = randomUUID().replaceAll("-", "").slice(0, 10);
@@ -87,7 +89,7 @@ test("[ui] support searches by a customer id and finds every event that touched 
   page,
 }) => {
   await signInAt(page, "/events", users.support, PW);
-  await page.getByLabel("Search").fill(customerId);
+  await page.getByLabel("Search", { exact: true }).fill(customerId);
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(new RegExp(`q=${customerId}`));
   const rows = page.locator("tbody tr[data-event-id]");
@@ -160,8 +162,11 @@ test("[ui] the entity timeline shows the late, older update as stale and the new
 test("[ui] ops requeues a dead event from its page and sees the new attempt", async ({ page }) => {
   const eventId = `evt_${tag}_dead`;
   const body = JSON.stringify(stripeInvoicePaidEvent({ eventId, customerId, invoiceId: `in_1Dead${tag}` }));
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
-            values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'downstream timeout')`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error",
+    dsql`values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'downstream timeout')`,
+  );
   await sql`insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error)
             values ('stripe', ${eventId}, 8, 'auto', 'worker', now() - interval '1 minute', now() - interval '1 minute', 'failed', 'downstream timeout')`;
   await signInAt(page, `/events/stripe/${eventId}`, users.ops, PW);
@@ -195,9 +200,12 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
         invoiceId: `in_1Bulk${tag}${i}`,
       }),
     );
-    await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
-              values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb,
-                      'dead', 8, 'timeout', ${[`cus_Bulk${tag}`]})`;
+    await seedEventsAt(
+      E2E.databaseUrl,
+      "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids",
+      dsql`values ('stripe', ${`evt_${tag}_bulk${i}`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb,
+                      'dead', 8, 'timeout', array[${`cus_Bulk${tag}`}])`,
+    );
   }
   await signInAt(page, `/events?status=dead&q=cus_Bulk${tag}`, users.ops, PW);
   await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(3);
@@ -222,8 +230,11 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
 
 test("[ui] an event id with URL-special characters opens its own page", async ({ page }) => {
   const eventId = `msg:odd@${tag}/x y%41`;
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
-            values ('standard', ${eventId}, 'user.created', '{"type":"user.created"}'::jsonb, '{"type":"user.created"}', '{}'::jsonb, 'settled')`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status",
+    dsql`values ('standard', ${eventId}, 'user.created', '{"type":"user.created"}'::jsonb, '{"type":"user.created"}', '{}'::jsonb, 'settled')`,
+  );
   await signInAt(page, `/events?q=${encodeURIComponent(eventId)}`, users.support, PW);
   await page.getByRole("link", { name: eventId }).click();
   await expect(page.getByRole("heading", { name: eventId })).toBeVisible();
@@ -248,10 +259,13 @@ test("[ui] overview and the events list, as a person sees them", async ({ page }
                    now() - make_interval(mins => (n * 7) % 1430), 'provider', n % 11 <> 0
             from generate_series(1, 600) n`;
   // And a dead event with a long error, for the failing and dead tables.
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
-            values ('stripe', ${`evt_${tag}_overview_dead_with_a_long_identifier`}, 'invoice.payment_failed', '{}'::jsonb,
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error",
+    dsql`values ('stripe', ${`evt_${tag}_overview_dead_with_a_long_identifier`}, 'invoice.payment_failed', '{}'::jsonb,
                     '{}', '{}'::jsonb, 'dead', 8,
-                    'handler error at data.object.lines.data[0].price.recurring: expected an object, received null (after 8 attempts)')`;
+                    'handler error at data.object.lines.data[0].price.recurring: expected an object, received null (after 8 attempts)')`,
+  );
   // And an undecided tie (a timeline row only), for the panel that lets ops decide it.
   await sql`insert into entity_transition (source, entity_type, entity_id, event_id, version, outcome, changes, note,
                                            prior_version, prior_event_id)

@@ -7,6 +7,8 @@ import { stripeInvoicePaidEvent } from "../../test/fixtures/stripe";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { addUser, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 /**
  * Cross-site request forgery in a real browser. The attacker's page is served from another port of the
@@ -56,8 +58,11 @@ test.beforeAll(async ({ browser }) => {
     const body = JSON.stringify(
       stripeInvoicePaidEvent({ eventId, customerId: `cus_Csrf${tag}`, invoiceId: `in_1Csrf${tag}${n}` }),
     );
-    await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error)
-              values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'downstream timeout')`;
+    await seedEventsAt(
+      E2E.databaseUrl,
+      "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error",
+      dsql`values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, 'downstream timeout')`,
+    );
   }
 });
 

@@ -5,6 +5,8 @@ import { signStripe } from "../../test/sign";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { addUser, shot, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 /**
  * The event page as support reads a dispute: a sentence that says what happened, provider times as dates,
@@ -91,18 +93,23 @@ test.beforeAll(async ({ browser, request }) => {
   await settled(id("ignored"));
   // A retry in progress: three failed attempts, the next one scheduled.
   const body = JSON.stringify(subscription("retry", SECOND, "active", { subscriptionId: `sub_1EvpRetry${tag}` }));
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, next_attempt_at)
-            values ('stripe', ${id("retry")}, 'customer.subscription.updated', ${body}::text::jsonb, ${body}, '{}'::jsonb,
-                    'failed', 3, 'downstream timeout', now() + interval '2 hours')`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, next_attempt_at",
+    dsql`values ('stripe', ${id("retry")}, 'customer.subscription.updated', ${body}::text::jsonb, ${body}, '{}'::jsonb,
+                    'failed', 3, 'downstream timeout', now() + interval '2 hours')`,
+  );
   for (const n of [1, 2, 3])
     await sql`insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error, error_kind)
               values ('stripe', ${id("retry")}, ${n}, 'auto', 'worker', now() - interval '1 minute', now() - interval '1 minute' + interval '35 milliseconds',
                       'failed', 'downstream timeout', 'transient')`;
   // A dead event a person resolved outside the ledger, with a note.
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error,
-                                       resolution, resolution_note, resolved_by, resolved_at)
-            values ('stripe', ${id("resolved")}, 'customer.subscription.updated', ${body}::text::jsonb, ${body}, '{}'::jsonb,
-                    'dead', 8, 'downstream timeout', 'resolved', 'refunded by hand in Stripe', ${users.ops}, now())`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, resolution, resolution_note, resolved_by, resolved_at",
+    dsql`values ('stripe', ${id("resolved")}, 'customer.subscription.updated', ${body}::text::jsonb, ${body}, '{}'::jsonb,
+                    'dead', 8, 'downstream timeout', 'resolved', 'refunded by hand in Stripe', ${users.ops}, now())`,
+  );
 });
 test.afterAll(async () => sql.end());
 
@@ -156,6 +163,29 @@ test("[ui] the event page says in words what happened, with provider times as da
   await expect(page.locator('tr[data-attempt="3"]')).toContainText("transient");
 });
 
+test("[ui] the delivery count links to the Deliveries tab, which lists the first delivery and the duplicate", async ({
+  page,
+}) => {
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await signInAt(page, `/events/stripe/${id("second")}`, users.support, PW);
+    await page.locator('[data-fact="Deliveries"]').getByRole("link", { name: "2 times (1 duplicate)" }).click();
+    await expect(page.getByRole("tab", { name: /Deliveries/ })).toHaveAttribute("aria-selected", "true");
+    await expect(page).toHaveURL(/[?&]tab=deliveries/);
+    const deliveries = panel(page, /Deliveries/);
+    await expect(deliveries).toBeVisible();
+    await expect(deliveries.locator('[data-delivery="claimed"]')).toContainText("first: claimed");
+    await expect(deliveries.locator('[data-delivery="duplicate"]')).toContainText("duplicate");
+    await expect(panel(page, "Headers")).toBeHidden();
+    // The address keeps the tab: a reload opens it again.
+    await page.reload();
+    await expect(page.getByRole("tab", { name: /Deliveries/ })).toHaveAttribute("aria-selected", "true");
+    await noSidewaysScroll(page);
+    await shot(page, `event-deliveries-${width}`);
+    await page.context().clearCookies();
+  }
+});
+
 test("[ui] tabs switch; raw body and cURL copy exactly what was delivered", async ({ page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await signInAt(page, `/events/stripe/${id("second")}`, users.support, PW);
@@ -178,8 +208,9 @@ test("[ui] tabs switch; raw body and cURL copy exactly what was delivered", asyn
   const headers = panel(page, "Headers").locator("[data-headers]");
   await expect(headers.locator('[data-header="stripe-signature"]')).toContainText("signature");
   await expect(panel(page, "Headers")).toContainText("Duplicate deliveries' headers are not stored.");
-  await expect(panel(page, "Headers").locator("[data-delivery]")).toHaveCount(2);
-  await expect(panel(page, "Headers").locator('[data-delivery="duplicate"]')).toContainText("not stored");
+  await page.getByRole("tab", { name: /Deliveries/ }).click();
+  await expect(panel(page, /Deliveries/).locator("[data-delivery]")).toHaveCount(2);
+  await expect(panel(page, /Deliveries/).locator('[data-delivery="duplicate"]')).toContainText("not stored");
 
   await page.getByRole("tab", { name: /Attempts/ }).click();
   await expect(page.locator('tr[data-attempt="1"]')).toContainText("1 of 8");
@@ -246,6 +277,7 @@ test("[ui] the event page at 1440 and 390 px, light and dark, each tab at 390", 
     ["Payload", "payload"],
     ["Raw body", "raw"],
     ["Headers", "headers"],
+    [/Deliveries/, "deliveries"],
     [/Attempts/, "attempts"],
     [/Changes/, "changes"],
   ] as const) {

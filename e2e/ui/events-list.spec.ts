@@ -41,7 +41,7 @@ test("[ui] a prefix of a customer id finds every customer it starts, and each ro
   page,
 }) => {
   await signInAt(page, "/events", E2E.admin.email, E2E.admin.password);
-  await page.getByLabel("Search").fill(prefix);
+  await page.getByLabel("Search", { exact: true }).fill(prefix);
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(new RegExp(`/events\\?q=${prefix}$`));
   const rows = page.locator("tbody tr[data-event-id]");
@@ -99,7 +99,7 @@ test("[ui] j and k move through the rows, Enter opens one, / focuses the search"
   await page.goBack();
   await page.locator("h1").click();
   await page.keyboard.press("/");
-  await expect(page.getByLabel("Search")).toBeFocused();
+  await expect(page.getByLabel("Search", { exact: true })).toBeFocused();
 });
 
 test("[ui] a new event matching the view is announced instead of moving the rows", async ({ page }) => {
@@ -156,5 +156,5 @@ test("[ui] a view is saved in this browser and opens again from the Views menu",
   await page.getByRole("button", { name: "Views" }).click();
   await page.getByRole("menuitem", { name: /My prefix view/ }).click();
   await expect(page).toHaveURL(new RegExp(`/events\\?q=${prefix}&status=settled$`));
-  await expect(page.getByLabel("Search")).toHaveValue(prefix);
+  await expect(page.getByLabel("Search", { exact: true })).toHaveValue(prefix);
 });

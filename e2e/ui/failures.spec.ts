@@ -4,6 +4,8 @@ import { stripeInvoicePaidEvent } from "../../test/fixtures/stripe";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { addUser, shot, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 const sql = e2eSql();
 const tag = randomUUID().replaceAll("-", "").slice(0, 10);
@@ -19,10 +21,12 @@ async function insertDead(eventId: string, error: string, minutesAgo: number) {
   const body = JSON.stringify(
     stripeInvoicePaidEvent({ eventId, customerId: `cus_F${tag}`, invoiceId: `in_1${eventId}` }),
   );
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error,
-                                       outcome, received_at, leased_at)
-            values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, ${error},
-                    'failed', now() - ${minutesAgo} * interval '1 minute', now() - ${minutesAgo - 1} * interval '1 minute')`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, outcome, received_at, leased_at",
+    dsql`values ('stripe', ${eventId}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8, ${error},
+                    'failed', now() - ${minutesAgo} * interval '1 minute', now() - ${minutesAgo - 1} * interval '1 minute')`,
+  );
   await sql`insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error, error_kind)
             values ('stripe', ${eventId}, 8, 'auto', 'worker', now() - ${minutesAgo - 1} * interval '1 minute',
                     now() - ${minutesAgo - 1} * interval '1 minute', 'failed', ${error},

@@ -5,6 +5,8 @@ import { signStripe } from "../../test/sign";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { shot, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 /**
  * Every console page at a phone, a laptop and a desktop width: the page never scrolls sideways, and every
@@ -30,6 +32,7 @@ const PAGES: { name: string; path: string }[] = [
   { name: "sources", path: "/sources" },
   { name: "source", path: "/sources/stripe" },
   { name: "source-new", path: "/sources/new" },
+  { name: "destinations", path: "/destinations" },
   { name: "replays", path: "/replays" },
   { name: "alerts", path: "/alerts" },
   { name: "audit", path: "/audit" },
@@ -91,9 +94,12 @@ test.beforeAll(async ({ browser }) => {
   const body = JSON.stringify(
     stripeInvoicePaidEvent({ eventId: `evt_${tag}_dead`, customerId, invoiceId: `in_1LayD${tag}` }),
   );
-  await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids)
-            values ('stripe', ${`evt_${tag}_dead`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8,
-                    'handler input: invoice has no data.object.customer_email to notify', ${[customerId]})`;
+  await seedEventsAt(
+    E2E.databaseUrl,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, subject_ids",
+    dsql`values ('stripe', ${`evt_${tag}_dead`}, 'invoice.paid', ${body}::text::jsonb, ${body}, '{}'::jsonb, 'dead', 8,
+                    'handler input: invoice has no data.object.customer_email to notify', array[${customerId}])`,
+  );
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${`evt_${tag}_sub`}`)[0]?.status, {
       timeout: 15_000,

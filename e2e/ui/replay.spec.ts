@@ -5,6 +5,8 @@ import { stripeInvoicePaidEvent } from "../../test/fixtures/stripe";
 import { e2eSql } from "../db";
 import { E2E } from "../env";
 import { shot, signInAt } from "./helpers";
+import { sql as dsql } from "drizzle-orm";
+import { seedEventsAt } from "../../test/seed-events";
 
 // The app was started with STRIPE_API_BASE/STRIPE_API_KEY from E2E.replayApi.env: this spec serves that API.
 const sql = e2eSql();
@@ -24,8 +26,11 @@ test.beforeAll(async () => {
   api = await startFakeApi(stripeRoute(events, E2E.replayApi.env.STRIPE_API_KEY), E2E.replayApi.port);
   // 200 of the 250 were delivered and processed long ago; every 5th was missed.
   for (const e of events.filter((_, i) => i % 5 !== 0))
-    await sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
-              values ('stripe', ${e.id}, ${e.type}, ${sql.json(e)}, ${JSON.stringify(e)}, '{}'::jsonb, 'settled')`;
+    await seedEventsAt(
+      E2E.databaseUrl,
+      "source, event_id, event_type, payload, raw_body, headers, status",
+      dsql`values ('stripe', ${e.id}, ${e.type}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(e)}, '{}'::jsonb, 'settled')`,
+    );
 });
 test.afterAll(async () => {
   await api.close();

@@ -104,7 +104,7 @@ test("[ui] support opens a customer view from a search and sees every event acro
   page,
 }) => {
   await signInAt(page, "/events", support, PW);
-  await page.getByLabel("Search").fill(customerId);
+  await page.getByLabel("Search", { exact: true }).fill(customerId);
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(3);
   await shot(page, "subject-events-search-link");

@@ -289,3 +289,27 @@ export async function silenceOutcome(
     resolveAfterMs,
   );
 }
+
+/**
+ * Destinations whose breaker is open (lib/forward: a run of failed attempts), one incident each; resolved once one
+ * answers again (its run of failures ends), or it is disabled.
+ */
+export async function destinationOutcome(tx: Tx, resolveAfterMs = 0): Promise<RuleOutcome> {
+  const rows = rowsOf<{ name: string; failures: number; until: string | null; last_error: string | null }>(
+    await tx.execute(sql`
+      select d.name, d.failures_in_row as failures, d.breaker_until::text as until,
+        (select a.error from forward_attempt a where a.destination = d.name order by a.id desc limit 1) as last_error
+      from forward_destination d
+      where d.state <> 'disabled' and d.breaker_until is not null`),
+  );
+  const now = new Map<string, Candidate>();
+  for (const r of rows)
+    now.set(r.name, {
+      subject: r.name,
+      summary: `destination ${r.name} failed ${r.failures} times in a row; forwards paused until ${utc(asDate(r.until!))}${
+        r.last_error ? ` (last: ${r.last_error.slice(0, 200)})` : ""
+      }`,
+      detail: { failuresInRow: Number(r.failures), breakerUntil: asDate(r.until!).toISOString() },
+    });
+  return diff(tx, "destination_failing", now, (name) => `destination ${name} is answering again`, resolveAfterMs);
+}

@@ -15,6 +15,7 @@ import {
   deadEventOutcome,
   refusalOutcome,
   silenceOutcome,
+  destinationOutcome,
   type ListedSource,
   type RuleOutcome,
 } from "./conditions";
@@ -27,7 +28,7 @@ import {
 } from "./render";
 import { effectiveRules, RULE_ORDER, type EffectiveRule } from "./rules";
 
-// Namespace of the evaluation's advisory lock (two-key form, apart from lib/audit.ts's 73126041).
+// Namespace of the evaluation's advisory lock (two-key form, apart from lib/audit/write.ts's 73126041).
 const LOCK_SPACE = 73126043;
 
 export interface EvaluateInput {
@@ -63,6 +64,7 @@ function linkOf(base: string | undefined, i: Pick<Opened, "rule" | "source" | "e
   if (i.rule === "dead_event" && i.source && i.eventId)
     return `${root}/events/${encodeURIComponent(i.source)}/${encodeURIComponent(i.eventId)}`;
   if (i.source) return `${root}/sources/${encodeURIComponent(i.source)}`;
+  if (i.rule === "destination_failing") return `${root}/destinations`;
   return `${root}/`;
 }
 
@@ -93,6 +95,8 @@ async function outcomeOf(tx: Tx, rule: EffectiveRule, input: EvaluateInput): Pro
       return refusalOutcome(tx, t, after);
     case "source_silent":
       return silenceOutcome(tx, t, input.sources, after);
+    case "destination_failing":
+      return destinationOutcome(tx, after);
   }
 }
 

@@ -21,46 +21,35 @@ export function alertSettingsFromEnv(env: Env, role: string): AlertSettings {
   };
 }
 
-/** This deploy's channels and rule defaults, as the evaluator and the console see them. */
+/** This deploy's channels and the rules' defaults, as the evaluator and the console see them. */
 export function alertConfigFromEnv(env: Env = getEnv()): {
   channels: AlertChannels;
   defaults: Record<AlertRule, EffectiveRule>;
   evaluateMs: number;
 } {
-  return { channels: alertChannelsFromEnv(env), defaults: defaultRules(env), evaluateMs: env.ALERT_EVALUATE_MS };
+  return { channels: alertChannelsFromEnv(env), defaults: defaultRules(), evaluateMs: env.ALERT_EVALUATE_MS };
 }
 
-const g = globalThis as unknown as { __ledgerAlerts?: AlertEvaluator };
-
 /**
- * The process's evaluator, started beside its worker (lib/worker/embedded.ts, lib/worker/main.ts). One per
- * process; several processes are safe (the evaluation's lock, the outbox's leases).
+ * The process's evaluator, started beside its worker (lib/server/start-process-work.ts) on its own timer. Several
+ * processes are safe (the evaluation's lock, the outbox's leases).
  */
 export function startAlertEvaluator(opts: {
   getDb: () => Promise<Db>;
   role: string;
   log: (message: string) => void;
 }): AlertEvaluator {
-  g.__ledgerAlerts ??= (() => {
-    const env = getEnv();
-    const { channels, defaults } = alertConfigFromEnv(env);
-    for (const p of channels.problems) opts.log(p.message);
-    const evaluator = createAlertEvaluator({
-      getDb: opts.getDb,
-      settings: alertSettingsFromEnv(env, opts.role),
-      channels,
-      defaults,
-      listSources: async () => (await sourcesFromEnv().list()).map((s) => ({ slug: s.slug, state: s.state })),
-      log: opts.log,
-    });
-    evaluator.start();
-    return evaluator;
-  })();
-  return g.__ledgerAlerts;
-}
-
-export async function stopAlertEvaluator(): Promise<void> {
-  const evaluator = g.__ledgerAlerts;
-  g.__ledgerAlerts = undefined;
-  await evaluator?.stop();
+  const env = getEnv();
+  const { channels, defaults } = alertConfigFromEnv(env);
+  for (const p of channels.problems) opts.log(p.message);
+  const evaluator = createAlertEvaluator({
+    getDb: opts.getDb,
+    settings: alertSettingsFromEnv(env, opts.role),
+    channels,
+    defaults,
+    listSources: async () => (await sourcesFromEnv().list()).map((s) => ({ slug: s.slug, state: s.state })),
+    log: opts.log,
+  });
+  evaluator.start();
+  return evaluator;
 }

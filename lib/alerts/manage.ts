@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { ALERT_RULES, alertRule } from "@/db/schema/alerts";
-import { audited } from "@/lib/auth/audited";
-import type { Actor } from "@/lib/auth/roles";
+import { audited } from "@/lib/audit/audited";
+import type { Actor } from "@/lib/roles";
 import { parseInput, ValidationError } from "@/lib/errors";
 import { RULE_DEFINITIONS } from "./rules";
 

@@ -13,7 +13,7 @@ import {
   type NotificationKind,
 } from "@/db/schema/alerts";
 import { listLimit, type ListArgs } from "@/lib/auth/list-args";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { authorize, type Actor } from "@/lib/roles";
 import { describeChannels, type AlertChannels, type ChannelView } from "./channels";
 import { effectiveRules, RULE_DEFINITIONS, RULE_ORDER, type EffectiveRule, type RuleDefinition } from "./rules";
 import { alertConfigFromEnv } from "./from-env";

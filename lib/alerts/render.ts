@@ -51,6 +51,7 @@ export function notificationSummary(
       backlog_age: "the backlog is back under its threshold",
       refusal_rate: plural(count, "source is", "sources are") + " back under the refusal threshold",
       source_silent: plural(count, "silent source has", "silent sources have") + " received deliveries again",
+      destination_failing: plural(count, "destination is", "destinations are") + " answering again",
     };
     return `Resolved: ${what[rule]}`;
   }
@@ -59,6 +60,7 @@ export function notificationSummary(
     backlog_age: `the backlog's oldest event has been due for more than ${threshold} minutes`,
     refusal_rate: `${plural(count, "source", "sources")} refused more than ${threshold} deliveries in 10 minutes`,
     source_silent: `${plural(count, "source has", "sources have")} had no delivery for more than ${threshold} hours`,
+    destination_failing: `${plural(count, "destination keeps", "destinations keep")} failing: forwards paused`,
   };
   return what[rule];
 }

@@ -1,5 +1,4 @@
 import type { AlertRule, AlertRuleRow } from "@/db/schema/alerts";
-import type { Env } from "@/lib/env";
 
 /** What a rule is and what its threshold counts, as the console and the messages say it. */
 export interface RuleDefinition {
@@ -11,8 +10,6 @@ export interface RuleDefinition {
   max?: number;
   /** Shown in the console when a rule with no threshold configured is turned on. */
   suggested?: number;
-  /** The variable that sets the deploy's default. */
-  variable: string;
   describe: (threshold: number | null) => string;
 }
 
@@ -20,7 +17,6 @@ export const RULE_DEFINITIONS: Record<AlertRule, RuleDefinition> = {
   dead_event: {
     rule: "dead_event",
     label: "An event went dead",
-    variable: "ALERT_DEAD_EVENTS",
     describe: () => "an event used up its attempts and waits for a person",
   },
   backlog_age: {
@@ -30,7 +26,6 @@ export const RULE_DEFINITIONS: Record<AlertRule, RuleDefinition> = {
     min: 1,
     max: 7 * 24 * 60,
     suggested: 15,
-    variable: "ALERT_BACKLOG_MINUTES",
     describe: (n) => `the oldest claimed or failed event has been due for more than ${n ?? "N"} minutes`,
   },
   refusal_rate: {
@@ -40,7 +35,6 @@ export const RULE_DEFINITIONS: Record<AlertRule, RuleDefinition> = {
     min: 1,
     max: 1_000_000,
     suggested: 50,
-    variable: "ALERT_REFUSALS_PER_10_MINUTES",
     describe: (n) => `a source refused more than ${n ?? "N"} deliveries in the last 10 minutes`,
   },
   source_silent: {
@@ -50,49 +44,63 @@ export const RULE_DEFINITIONS: Record<AlertRule, RuleDefinition> = {
     min: 1,
     max: 30 * 24,
     suggested: 6,
-    variable: "ALERT_SILENT_HOURS",
     describe: (n) => `an active source has had no delivery for more than ${n ?? "N"} hours`,
+  },
+  destination_failing: {
+    rule: "destination_failing",
+    label: "A destination keeps failing",
+    describe: () => "a destination's forwards failed so often in a row that its breaker paused it",
   },
 };
 
 /** The order the console lists them in. */
-export const RULE_ORDER: readonly AlertRule[] = ["dead_event", "backlog_age", "refusal_rate", "source_silent"];
+export const RULE_ORDER: readonly AlertRule[] = [
+  "dead_event",
+  "backlog_age",
+  "refusal_rate",
+  "source_silent",
+  "destination_failing",
+];
 
 /** A rule as it applies now: the console's row if there is one, else the deploy's default. */
 export interface EffectiveRule {
   rule: AlertRule;
   enabled: boolean;
   threshold: number | null;
-  origin: { kind: "default"; variable?: string } | { kind: "console"; by: string; at: Date };
+  origin: { kind: "default" } | { kind: "console"; by: string; at: Date };
 }
 
-export type RuleDefaultsEnv = Pick<
-  Env,
-  "ALERT_DEAD_EVENTS" | "ALERT_BACKLOG_MINUTES" | "ALERT_REFUSALS_PER_10_MINUTES" | "ALERT_SILENT_HOURS"
->;
+/** Rules as a test (or a caller) turns them on, before any console row: a threshold turns its rule on. */
+export interface RuleDefaults {
+  ALERT_DEAD_EVENTS?: "on" | "off";
+  ALERT_BACKLOG_MINUTES?: number;
+  ALERT_REFUSALS_PER_10_MINUTES?: number;
+  ALERT_SILENT_HOURS?: number;
+}
 
 /**
- * The deploy's rules: a threshold variable set turns its rule on; dead events are on unless
- * ALERT_DEAD_EVENTS=off. The console is a channel itself: incidents open there whether or not a
- * Slack or webhook channel is set, and only those receive messages.
+ * The rules before anyone changes them in the console: an event gone dead and a failing destination alert;
+ * the threshold rules are off until a person turns them on with a threshold. The console is a channel itself:
+ * incidents open there whether or not a Slack or webhook channel is set, and only those receive messages.
  */
-export function defaultRules(env: Partial<RuleDefaultsEnv>): Record<AlertRule, EffectiveRule> {
+export function defaultRules(given: RuleDefaults = {}): Record<AlertRule, EffectiveRule> {
   const byThreshold = (rule: AlertRule, value: number | undefined): EffectiveRule => ({
     rule,
     enabled: value !== undefined,
     threshold: value ?? RULE_DEFINITIONS[rule].suggested ?? null,
-    origin: { kind: "default", variable: value === undefined ? undefined : RULE_DEFINITIONS[rule].variable },
+    origin: { kind: "default" },
   });
   return {
     dead_event: {
       rule: "dead_event",
-      enabled: env.ALERT_DEAD_EVENTS !== "off",
+      enabled: given.ALERT_DEAD_EVENTS !== "off",
       threshold: null,
-      origin: { kind: "default", variable: env.ALERT_DEAD_EVENTS === undefined ? undefined : "ALERT_DEAD_EVENTS" },
+      origin: { kind: "default" },
     },
-    backlog_age: byThreshold("backlog_age", env.ALERT_BACKLOG_MINUTES),
-    refusal_rate: byThreshold("refusal_rate", env.ALERT_REFUSALS_PER_10_MINUTES),
-    source_silent: byThreshold("source_silent", env.ALERT_SILENT_HOURS),
+    backlog_age: byThreshold("backlog_age", given.ALERT_BACKLOG_MINUTES),
+    refusal_rate: byThreshold("refusal_rate", given.ALERT_REFUSALS_PER_10_MINUTES),
+    source_silent: byThreshold("source_silent", given.ALERT_SILENT_HOURS),
+    destination_failing: { rule: "destination_failing", enabled: true, threshold: null, origin: { kind: "default" } },
   };
 }
 

@@ -3,7 +3,7 @@ import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authUser, authVerification } from "@/db/schema";
-import { writeAudit } from "@/lib/audit";
+import { writeAudit } from "@/lib/audit/write";
 import { safeEqualStrings } from "@/lib/providers/crypto";
 import { ConflictError } from "@/lib/errors";
 import { CreateUserInput, insertUser, lockUserChanges } from "./users";

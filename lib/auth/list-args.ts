@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import type { Actor } from "./roles";
+import type { Actor } from "@/lib/roles";
 
 /** What a console list of the newest rows takes: the database, who asks (the read checks their role), how many. */
 export interface ListArgs {

@@ -14,7 +14,7 @@ import {
   authVerification,
   type Role,
 } from "@/db/schema";
-import type { Actor } from "./roles";
+import type { Actor } from "@/lib/roles";
 import { exposeOnlyConsoleEndpoints } from "./exposed";
 import {
   recordSignIn,
@@ -22,7 +22,7 @@ import {
   recordSignInRateLimited,
   recordSignInThrottled,
   recordSignOut,
-} from "./sign-in-audit";
+} from "@/lib/audit/sign-in";
 import { claimSignInAttempt, clearSignInFailures } from "./throttle";
 
 const emailOf = (body: unknown): string | undefined => {

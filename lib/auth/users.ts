@@ -5,8 +5,8 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { authAccount, authSession, authUser, ROLES } from "@/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
-import { audited, type AuditedAction, type VerbArgs } from "./audited";
-import { authorize, type Actor } from "./roles";
+import { audited, type AuditedAction, type VerbArgs } from "@/lib/audit/audited";
+import { authorize, type Actor } from "@/lib/roles";
 import { MAX_NAME_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./server";
 
 /** What every password must meet (here and in better-auth's own check): forms show these same numbers. */

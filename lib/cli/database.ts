@@ -14,5 +14,5 @@ export async function cliDatabase(command: string, embedded: string, max = 2): P
     return undefined;
   }
   await migratePostgresUrl(env.DATABASE_URL);
-  return connectPostgres(env.DATABASE_URL, { max, prepare: env.DATABASE_PREPARE });
+  return connectPostgres(env.DATABASE_URL, { max });
 }

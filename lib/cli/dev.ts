@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type * as NextEnv from "@next/env";
 import { acquirePgliteLock } from "@/db/pglite-lock";
-import { EnvSchema, inheritedEnv } from "@/lib/env";
+import { inheritedEnv, TuningSchema } from "@/lib/env";
 import { applyDemo, DEMO_FILE, readDemo } from "@/lib/demo/demo-file";
 
 /**
@@ -18,7 +18,7 @@ function main() {
   loadEnvConfig(process.cwd(), true, { info: () => {}, error: console.error });
   const env = inheritedEnv();
   if (!env.DATABASE_URL) {
-    const dir = EnvSchema.shape.PGLITE_DIR.parse(env.PGLITE_DIR);
+    const dir = TuningSchema.shape.PGLITE_DIR.parse(undefined);
     // Only a check (released at once): the dev server takes the lock itself when it opens the database.
     if (existsSync(path.dirname(path.resolve(dir)))) acquirePgliteLock(dir).release();
     const demo = readDemo();

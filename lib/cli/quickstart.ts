@@ -10,9 +10,9 @@ import path from "node:path";
 import { connectPglite } from "@/db/client";
 import { acquirePgliteLock } from "@/db/pglite-lock";
 import { postDeliveries } from "@/lib/demo/post";
-import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo, QUICKSTART_WORKER_ENV } from "@/lib/demo/demo-file";
+import { applyDemo, DEMO_FILE, demoSecrets, loadOrCreateDemo, QUICKSTART_TUNING } from "@/lib/demo/demo-file";
 import { demoTraffic } from "@/lib/demo/traffic";
-import { EnvSchema, inheritedEnv } from "@/lib/env";
+import { inheritedEnv, TuningSchema } from "@/lib/env";
 
 const DATA = ".data";
 const SEEDED = `${DATA}/demo-seeded`;
@@ -115,15 +115,13 @@ async function main() {
     NODE_ENV: "production",
     PORT: port,
     APP_URL: parent.APP_URL ?? url,
-    // A person reads this terminal: warnings only, as text (a deploy sets LOG_LEVEL/LOG_FORMAT itself).
+    // A person reads this terminal: warnings only, as text (a deploy sets LOG_LEVEL itself and reads JSON).
     LOG_LEVEL: parent.LOG_LEVEL ?? "warn",
-    LOG_FORMAT: parent.LOG_FORMAT ?? "pretty",
   };
-  if (embedded) {
-    applyDemo(env, demo);
-    for (const [key, value] of Object.entries(QUICKSTART_WORKER_ENV)) env[key] ??= value;
-  }
-  if (embedded) await checkEmbedded(EnvSchema.shape.PGLITE_DIR.parse(parent.PGLITE_DIR));
+  const tuning: Record<string, unknown> = { LOG_FORMAT: "pretty", ...(embedded ? QUICKSTART_TUNING : {}) };
+  env.LEDGER_TUNING = JSON.stringify({ ...tuning, ...(parent.LEDGER_TUNING ? JSON.parse(parent.LEDGER_TUNING) : {}) });
+  if (embedded) applyDemo(env, demo);
+  if (embedded) await checkEmbedded(TuningSchema.shape.PGLITE_DIR.parse(undefined));
   await checkPortFree(Number(port));
 
   const server = startServer(env);

@@ -1,12 +1,9 @@
-import { getDbHandle } from "@/db";
 import { getEnv } from "@/lib/env";
-import { describeError } from "@/lib/errors";
 import { createLifecycle, exitOnSignals } from "@/lib/lifecycle";
 import { componentLogger } from "@/lib/log";
-import { startEmbeddedReplays } from "@/lib/replay/embedded";
-import { checkSourcesAtStart, registerAppStops } from "@/lib/server/app";
+import { checkSourcesAtStart, prepareDatabase, registerAppStops } from "@/lib/server/app";
 import { startLedgerServer } from "@/lib/server/http";
-import { startEmbeddedWorker } from "@/lib/worker/embedded";
+import { startProcessWork } from "@/lib/server/start-process-work";
 
 /**
  * `npm run receiver`: the intake alone (webhooks, health, the embedded worker and replay resumer), no
@@ -16,15 +13,9 @@ const env = getEnv();
 const log = componentLogger("receiver");
 checkSourcesAtStart((m) => log.fatal(m));
 const lifecycle = createLifecycle({ timeoutMs: env.SHUTDOWN_TIMEOUT_MS, log: (m) => log.info(m) });
-try {
-  await getDbHandle(); // migrate at start rather than on the first delivery
-} catch (err) {
-  // Keep serving: deliveries answer 503 and each one tries the database again.
-  log.error({ err }, `database not ready: ${describeError(err)}`);
-}
+await prepareDatabase(log);
 const { url } = await startLedgerServer({ host: env.HOST, port: env.PORT, lifecycle });
-if (startEmbeddedWorker()) log.info("embedded worker started (WORKER_MODE=embedded)");
-startEmbeddedReplays();
+startProcessWork({ host: "app", lifecycle, env });
 registerAppStops(lifecycle);
 exitOnSignals(lifecycle);
 log.info({ url }, `listening on ${url}`);

@@ -110,7 +110,7 @@ async function main(): Promise<number> {
     }
   }
   await migratePostgresUrl(env.DATABASE_URL);
-  const handle = connectPostgres(env.DATABASE_URL, { max: 3, prepare: env.DATABASE_PREPARE });
+  const handle = connectPostgres(env.DATABASE_URL, { max: 3 });
   const wake = coalesce(() => handle.notify!(WAKE_CHANNEL), 250);
   const host: ReplayHost = {
     db: handle.db,

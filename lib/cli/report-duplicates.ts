@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { closeDb, getDb } from "@/db";
 import { describeError } from "@/lib/errors";
-import { duplicateReport, formatDuplicateReport, parseSince } from "@/lib/ledger/duplicates";
+import { duplicateReport, formatDuplicateReport, parseSince } from "@/lib/console/duplicates";
 
 /** `npm run report:duplicates -- [--since 24h] [--until ISO] [--json]` */
 async function main() {

@@ -49,7 +49,7 @@ export function loadOrCreateDemo(): Demo {
  * The quick start's worker: a transient failure reaches dead in seconds rather than hours (a permanent one is
  * dead at its first attempt anyway). The README's quick start names these values.
  */
-export const QUICKSTART_WORKER_ENV = { WORKER_MAX_ATTEMPTS: "3", WORKER_BACKOFF_BASE_MS: "250" } as const;
+export const QUICKSTART_TUNING = { WORKER_MAX_ATTEMPTS: 3, WORKER_BACKOFF_BASE_MS: 250 } as const;
 
 /** The demo's secrets and admin into a child's environment, under whatever it already sets. */
 export function applyDemo(env: NodeJS.ProcessEnv, demo: Demo): void {

@@ -66,6 +66,8 @@ const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const entityKey = (source: string, e: { type: string; id: string }) => `${source}\u0000${e.type}\u0000${e.id}`;
 
 function prepare(event: HandlerEvent, handlers: HandlerLookup): Prepared {
+  // Test events change no business state, whatever their type: stored, verified and shown, never applied.
+  if (event.test) return { kind: "ignored" };
   let handler: Handler | undefined;
   try {
     handler = handlers(event.source, event.eventType);
@@ -108,9 +110,6 @@ interface Plan {
  * the provider's API or (failing both) a person decides (./ties.ts). The business writes follow: one
  * statement per handler that has writeMany, else one chain of writes per entity. One more statement stores
  * each entity's final version. A payload the handler cannot read fails that event alone, before any write.
- *
- * Kept in small parts (weigh, planOther, planSnapshot, runWrites): V8 compiled the whole as one function five times in a cold
- * drain, each time its arrays or results changed shape, for about 100 ms of compiler time each (--trace-opt).
  */
 export async function applyBatch(
   tx: Tx,

@@ -1,20 +1,46 @@
 import { isObject } from "@/lib/providers/types";
-import { HandlerInputError } from "./types";
+import { HandlerInputError, type InputProblem, type PayloadPath } from "./types";
+
+/**
+ * Where an object is: a dotted path from the payload's root ("data.object"), or a name and the path it stands
+ * for (Shopify's order is the root: { name: "order", path: [] }; the provider API's answer is not in the
+ * payload: path null).
+ */
+export type Where = string | { name: string; path: PayloadPath | null };
+
+const nameOf = (w: Where) => (typeof w === "string" ? w : w.name);
+const pathOf = (w: Where): PayloadPath | null => (typeof w === "string" ? (w === "" ? [] : w.split(".")) : w.path);
+
+/** A place below `where`, named as the message says it and pathed as the payload has it. */
+export function below(where: Where, ...keys: (string | number)[]): Where {
+  const path = pathOf(where);
+  const name = keys.reduce<string>((n, k) => (typeof k === "number" ? `${n}[${k}]` : `${n}.${k}`), nameOf(where));
+  return { name, path: path && [...path, ...keys] };
+}
+
+/** Fails with a message for a person and the path and problem for the console. */
+export function inputError(message: string, where: Where, problem: InputProblem): HandlerInputError {
+  return new HandlerInputError(message, { path: pathOf(where), problem });
+}
 
 /** Small readers that fail with a message naming the missing path. */
 export function objectAt(value: unknown, path: string): Record<string, unknown> {
   const keys = path === "" ? [] : path.split(".");
   const found = keys.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
   if (!isObject(found))
-    throw new HandlerInputError(path === "" ? "payload is not a JSON object" : `payload has no object at ${path}`);
+    throw inputError(
+      path === "" ? "payload is not a JSON object" : `payload has no object at ${path}`,
+      path,
+      found === undefined ? "missing" : "not-an-object",
+    );
   return found;
 }
 
-export function stringAt(obj: Record<string, unknown>, key: string, where: string): string {
+export function stringAt(obj: Record<string, unknown>, key: string, where: Where): string {
   const v = obj[key];
   if (typeof v === "string" && v.length > 0) return v;
   if (typeof v === "number" && Number.isSafeInteger(v)) return String(v);
-  throw new HandlerInputError(`payload has no ${where}.${key}`);
+  throw inputError(`payload has no ${nameOf(where)}.${key}`, below(where, key), "missing");
 }
 
 export function optionalString(obj: Record<string, unknown>, key: string): string | null {
@@ -24,20 +50,28 @@ export function optionalString(obj: Record<string, unknown>, key: string): strin
   return null;
 }
 
-export function integerAt(obj: Record<string, unknown>, key: string, where: string): number {
+export function integerAt(obj: Record<string, unknown>, key: string, where: Where): number {
   const v = obj[key];
   if (typeof v === "number" && Number.isSafeInteger(v)) return v;
-  throw new HandlerInputError(`payload has no integer ${where}.${key}`);
+  throw inputError(
+    `payload has no integer ${nameOf(where)}.${key}`,
+    below(where, key),
+    v === undefined ? "missing" : "not-an-integer",
+  );
 }
 
 /** The first item's price id: `items.data[0].price.id` (Stripe) or `items[0].price.id` (Paddle). */
-export function firstPriceId(items: unknown, where: string): string {
+export function firstPriceId(items: unknown, where: Where): string {
   const list = Array.isArray(items) ? items : isObject(items) && Array.isArray(items.data) ? items.data : undefined;
   const first: unknown = list?.[0];
   const price = isObject(first) ? first.price : undefined;
   const id = isObject(price) ? price.id : undefined;
   if (typeof id !== "string" || id.length === 0)
-    throw new HandlerInputError(`payload has no ${where}[0].price.id (a subscription needs at least one item)`);
+    throw inputError(
+      `payload has no ${nameOf(where)}[0].price.id (a subscription needs at least one item)`,
+      below(where, 0, "price", "id"),
+      "missing",
+    );
   return id;
 }
 

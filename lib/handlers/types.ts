@@ -10,6 +10,8 @@ export interface HandlerEvent {
   payload: unknown;
   /** The delivery's headers as stored (lower-case names): loaded only for a tie whose handler reads them. */
   headers?: Record<string, string>;
+  /** A test event from the console (lib/providers/test-marker.ts): settles as ignored, no handler runs. */
+  test?: boolean;
 }
 
 export type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -21,13 +23,23 @@ export interface VersionedEntity {
   version: number;
 }
 
+import type { InputErrorDetail } from "@/db/schema/worker";
+
+export type { InputErrorDetail, InputProblem, PayloadPath } from "@/db/schema/worker";
+
 /**
- * The payload does not have what the handler needs: its message names the missing path. Permanent: no
- * retry can add the field, so the event goes dead at once with this reason (a requeue after a fix, say a
- * new handler version, tries again).
+ * The payload does not have what the handler needs: the message says it for a person, `detail` for the console.
+ * Permanent: no retry can add the field, so the event goes dead at once with this reason (a requeue after a fix,
+ * say a new handler version, tries again).
  */
 export class HandlerInputError extends Error {
   override name = "HandlerInputError";
+  constructor(
+    message: string,
+    readonly detail: InputErrorDetail,
+  ) {
+    super(message);
+  }
 }
 
 /**

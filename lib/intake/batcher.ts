@@ -36,8 +36,8 @@ interface Waiting {
  * Group commit for the receiver. A delivery that finds no claim statement running is claimed at once,
  * alone, so an idle receiver adds no latency; deliveries that arrive while one runs are claimed together
  * in the next. Each caller gets its own answer, and a success only after the statement holding its claim
- * has committed. One commit then serves many deliveries (bench:ingest: about half the
- * database CPU per request).
+ * has committed. One commit then serves many deliveries, which cuts the database's work per request
+ * (bench:ingest).
  *
  * Bounded in time and memory: every claim is answered within `timeoutMs` (a stalled or unreachable
  * database answers 503, never a hang), and the waiting room holds at most `maxQueue` deliveries and

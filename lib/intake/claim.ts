@@ -35,6 +35,8 @@ export const ClaimInput = z.object({
   bodyKeyScope: storable(255).optional(),
   /** The fingerprint of the secret that verified this delivery at arrival (none for a replay). */
   verifiedWith: storable(64).optional(),
+  /** Sent by the console's test button, as the signed body says (lib/providers/test-marker.ts): never applied. */
+  test: z.boolean().default(false),
   /** Replay only: who the worker's attempt is recorded as (default "replay"). */
   actor: z.string().max(255).optional(),
   /** shadow: a duplicate of a settled event is processed again and recorded as "would have been skipped". */
@@ -120,6 +122,7 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       body_scope: c.bodyKeyScope ?? "",
       verified_with: c.verifiedWith ?? null,
       via: c.via,
+      test: c.test,
       next_trigger: trigger,
       next_actor: trigger === "replay" ? (c.actor ?? "replay") : null,
       shadow: c.claimMode === "shadow",
@@ -131,19 +134,19 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
       from json_to_recordset(${JSON.stringify(rows)}::text::json) as t(
         ord int, source text, event_id text, event_type text, payload text, raw_body text, headers jsonb,
         entity_type text, entity_id text, entity_version bigint, subject_ids text[], intake_note text, body_sha256 text,
-        body_is_key boolean, body_scope text, verified_with text, via text, next_trigger text, next_actor text,
-        shadow boolean)
+        body_is_key boolean, body_scope text, verified_with text, via text, test boolean, next_trigger text,
+        next_actor text, shadow boolean)
     ), claim as (
       insert into webhook_event_body (source, event_id, payload, raw_body, headers, entity_type, entity_id,
                                       entity_version, subject_ids, intake_note, body_sha256, body_is_key, body_scope,
-                                      verified_with, via)
+                                      verified_with, via, test)
       -- The jsonb copy only where it differs from the raw body (db/payload.ts); the raw body is still
       -- cast (CASE tests in order: only where no copy came), so a body PostgreSQL cannot parse is refused
       -- here rather than failing a reader later.
       select source, event_id,
              case when payload is not null then payload::jsonb when raw_body::jsonb is null then null end,
              raw_body, headers, entity_type, entity_id,
-             entity_version, subject_ids, intake_note, body_sha256, body_is_key, body_scope, verified_with, via
+             entity_version, subject_ids, intake_note, body_sha256, body_is_key, body_scope, verified_with, via, test
       from input i
       where first
         -- Pruned by retention (lib/retention/prune.ts): its tombstone keeps the key, and the body's hash where

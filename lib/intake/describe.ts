@@ -5,6 +5,7 @@ import { PROVIDERS, type ProviderKind } from "@/lib/providers";
 import { parseClaim, type Claim } from "./claim";
 import { storableHeaders } from "./headers";
 import { isPgStorable, pgText } from "./json";
+import { isTestPayload } from "@/lib/providers/test-marker";
 
 export type Described = { ok: true; claim: Claim } | { ok: false; reason: string };
 
@@ -62,6 +63,7 @@ export function describeDelivery(args: {
           via: args.via,
           bodyKeyScope: unsigned === undefined ? undefined : unsigned === "type" ? type : "",
           verifiedWith: args.verifiedWith,
+          test: isTestPayload(args.payload),
           claimMode: args.claimMode,
           actor: args.actor,
         },

@@ -2,7 +2,6 @@ import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import type { AttemptTrigger } from "@/db/schema";
 import { payloadOf } from "@/db/payload";
-import { pgArrays } from "@/db/pg-array";
 import { keyedTo } from "./keyed";
 import type { EventKey, LeasedEvent, RetryPolicy } from "./types";
 
@@ -20,13 +19,14 @@ interface LeaseRow {
   next_actor: string | null;
   intake_note: string | null;
   subject_ids: string[] | null;
+  test: boolean | null;
 }
 
 // The raw body only where no jsonb copy is stored (db/payload.ts): one of the two crosses the wire.
 // The lease writes only the narrow state row (e); the body (b) is read beside it, never rewritten.
 const RETURNING = sql`returning e.source, e.event_id, e.event_type, b.payload,
   case when b.payload is null then b.raw_body end as raw_body, e.attempts, e.attempts_base,
-  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, b.intake_note, b.subject_ids`;
+  e.lease_token, e.leased_at, e.next_trigger, e.next_actor, b.intake_note, b.subject_ids, b.test`;
 const BODY = sql`webhook_event_body b`;
 const BODY_OF_E = sql`b.source = e.source and b.event_id = e.event_id`;
 
@@ -44,6 +44,7 @@ function toLeased(row: LeaseRow, workerId: string): LeasedEvent {
     actor: row.next_actor ?? workerId,
     intakeNote: row.intake_note ?? undefined,
     subjectIds: row.subject_ids ?? [],
+    ...(row.test ? { test: true } : {}),
   };
 }
 
@@ -85,8 +86,8 @@ export function leaseDueSql(opts: { workerId: string; leaseMs: number; limit: nu
 }
 
 /**
- * Lease one named event now, whatever its due time: the receiver's fast path and "process now".
- * `statuses` says which states may be taken (a person may push a dead event; the fast path may not).
+ * Lease one named event now, whatever its due time: "process now" and the shadow re-run.
+ * `statuses` says which states may be taken (a person may push a dead event).
  */
 export async function leaseOne(
   db: Db,
@@ -114,42 +115,6 @@ export async function leaseOne(
     ${RETURNING}`);
   const row = rowsOf<LeaseRow>(result)[0];
   return row ? toLeased(row, opts.workerId) : undefined;
-}
-
-/**
- * Lease the named events that are still `claimed`, in one statement: the fast path's group (the deliveries
- * claimed while the previous group was being processed). SKIP LOCKED: an event a loop or another process
- * is leasing right now is theirs, not waited for.
- */
-export async function leaseClaimed(
-  db: Db,
-  keys: readonly EventKey[],
-  opts: { workerId: string; leaseMs: number },
-): Promise<LeasedEvent[]> {
-  if (keys.length === 0) return [];
-  return rowsOf<LeaseRow>(await db.execute(leaseClaimedSql(keys, opts))).map((r) => toLeased(r, opts.workerId));
-}
-
-/** leaseClaimed's statement (exported for its plan test). */
-export function leaseClaimedSql(keys: readonly EventKey[], opts: { workerId: string; leaseMs: number }): SQL {
-  // One primary-key probe per key (LATERAL; see ./keyed.ts for why not a plain join). `status || ''`: not
-  // through the status index, whose 'claimed' range the probe would walk for its key.
-  return sql`
-    with wanted as (
-      select w.source, w.event_id
-      from unnest(${pgArrays([
-        [keys.map((k) => k.source), "text"],
-        [keys.map((k) => k.eventId), "text"],
-      ])}) as k(source, event_id)
-      cross join lateral (
-        select s.source, s.event_id from webhook_event_state s
-        where s.source = k.source and s.event_id = k.event_id and s.status || '' = 'claimed'
-        for update skip locked
-      ) w
-    )
-    update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from wanted, ${BODY} where ${keyedTo("wanted")} and ${BODY_OF_E}
-    ${RETURNING}`;
 }
 
 /** Full jitter: uniform in [0, min(cap, base · 2^(n−1))], n = attempts since the budget restarted. */

@@ -8,8 +8,8 @@ import type { HandlerLookup } from "@/lib/handlers/registry";
 import { HandlerInputError } from "@/lib/handlers/types";
 import { backoffSql, failStatusSql } from "./lease";
 import { pgArray, pgArrays } from "@/db/pg-array";
+import { enqueueForwards } from "@/lib/forward/enqueue";
 import { recordSubjectTerms } from "./subject-terms";
-import type { TermCache } from "./term-cache";
 import { insertTransitions } from "./transition-insert";
 import { keyOf, type EventKey, type LeasedEvent, type RetryPolicy } from "./types";
 
@@ -21,8 +21,8 @@ export interface ProcessContext {
   log?: (message: string) => void;
   /** The batch transaction's statement bound (longer than the pool's); unset keeps the pool's. */
   statementTimeoutMs?: number;
-  /** The search-directory rows this process has seen committed (./term-cache.ts); absent: every row is sent. */
-  terms?: TermCache;
+  /** Told once a batch that queued forwards has committed (the forwarder wakes instead of waiting its poll). */
+  forwardsQueued?: () => void;
 }
 
 export type ProcessOutcome = AttemptOutcome | "dead" | "lease-lost";
@@ -69,7 +69,7 @@ export async function processLeased(db: Db, events: readonly LeasedEvent[], ctx:
 interface BatchResult {
   processed: Processed[];
   failures: { event: LeasedEvent; error: unknown; index: number }[];
-  /** What to do once the batch has committed (the directory cache learns its rows). */
+  /** What to do once the batch has committed (wake the forwarder for the forwards it queued). */
   committed: () => void;
 }
 
@@ -135,11 +135,23 @@ async function applyAndSettle(tx: Tx, events: readonly LeasedEvent[], ctx: Proce
     await settleMany(tx, done, rowIds);
     // The search directory commits with the settle, written after the fence locked each row and found its lease
     // (the rule in ./subject-terms.ts): off the claim path, once per event.
-    committed = await recordSubjectTerms(
+    await recordSubjectTerms(
       tx,
       done.map((d) => ({ payload: d.event.payload, subjectIds: d.event.subjectIds })),
-      ctx.terms,
     );
+    // The outbox commits with the settle: a forward exists exactly when its event settled (lib/forward).
+    const queued = await enqueueForwards(
+      tx,
+      done.map((d) => ({
+        source: d.event.source,
+        eventId: d.event.eventId,
+        eventType: d.event.eventType,
+        guard: d.transition?.outcome,
+      })),
+    );
+    committed = () => {
+      if (queued > 0) ctx.forwardsQueued?.();
+    };
   }
   const failures = events.flatMap((event, index) =>
     failed.has(event) ? [{ event, error: failed.get(event), index }] : [],
@@ -201,6 +213,7 @@ export function errorKindOf(err: unknown): ErrorKind {
 async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: ProcessContext): Promise<Processed> {
   const kind = errorKindOf(err);
   const reason = err instanceof HandlerInputError ? err.message : describeError(err);
+  const detail = err instanceof HandlerInputError ? JSON.stringify(err.detail) : null;
   const said = kind === "permanent" ? `permanent: ${reason}` : reason;
   const message = (event.intakeNote ? `${said} (at intake: ${event.intakeNote})` : said).slice(0, 2000);
   const key = { source: event.source, eventId: event.eventId };
@@ -219,9 +232,10 @@ async function recordFailure(db: Db, event: LeasedEvent, err: unknown, ctx: Proc
             returning e.status
           ), attempt as (
             insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome, error,
-                                         error_kind)
+                                         error_kind, error_detail)
             select ${event.source}, ${event.eventId}, ${event.attempt}, ${event.trigger}, ${event.actor},
-                   ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind}
+                   ${event.leasedAt.toISOString()}::timestamptz, clock_timestamp(), 'failed', ${message}, ${kind},
+                   ${detail}::jsonb
             from upd
           )
           select status from upd`),

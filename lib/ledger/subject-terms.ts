@@ -5,7 +5,6 @@ import type { TermField } from "@/db/schema";
 import { idAt, isObject } from "@/lib/providers/types";
 import { payloadSql } from "@/db/payload";
 import type { EventKey } from "./types";
-import { termKey, type TermCache } from "./term-cache";
 
 /** A shorter prefix would match much of the directory: below this, search is exact only. */
 export const PREFIX_MIN_CHARS = 3;
@@ -110,8 +109,8 @@ export function extractSubjectTerms(payload: unknown): FoundTerm[] {
 }
 
 // Module-level functions, not closures made per call (tsx names each closure it creates, esbuild's keepNames, with a
-// defineProperty call), and Object.keys rather than for…in: the walk of a 2 kB Stripe event went from 11.8 to 8.2 µs
-// (npm run bench:subjects), and the worker walks every payload it settles.
+// defineProperty call), and Object.keys rather than for…in: the worker walks every payload it settles, so the walk
+// allocates nothing it can avoid (npm run bench:subjects times it).
 type Found = Map<string, FoundTerm>;
 
 function addTerm(out: Found, t: FoundTerm): void {
@@ -172,14 +171,8 @@ export interface TermSource {
  * of its own after that (lib/retention/erase.ts). A writer that locked first has committed when that statement
  * starts, so it sees the terms; one that comes after finds the lease gone or the payload redacted.
  *
- * With a `cache` (./term-cache.ts), rows it holds are not sent, and the returned function remembers this call's
- * rows: call it once the transaction has committed (a rolled-back insert left nothing to remember).
  */
-export async function recordSubjectTerms(
-  db: Db | Tx,
-  events: readonly TermSource[],
-  cache?: TermCache,
-): Promise<() => void> {
+export async function recordSubjectTerms(db: Db | Tx, events: readonly TermSource[]): Promise<void> {
   const rows: TermRow[] = [];
   for (const e of events) {
     for (const subject of e.subjectIds) {
@@ -188,33 +181,8 @@ export async function recordSubjectTerms(
     }
     for (const found of extractSubjectTerms(e.payload)) rows.push({ ...found, rank: 0 });
   }
-  if (!cache) {
-    if (rows.length > 0) await insertTerms(db, rows);
-    return () => {};
-  }
-  const keys = rows.map((r) => termKey(r.text, r.subject));
-  const known = cache.epoch;
-  const epoch = await insertTerms(
-    db,
-    rows.filter((_, i) => !cache.has(keys[i]!)),
-  );
-  if (epoch !== known) {
-    // An erasure since the cache was filled (or its first use): what it skipped may be gone, so send it now.
-    const skipped = rows.filter((_, i) => cache.has(keys[i]!));
-    cache.reset(epoch);
-    if (skipped.length > 0) await insertTerms(db, skipped);
-  }
-  return () => cache.remember(keys, epoch);
-}
-
-type TermRow = FoundTerm & { rank: number };
-
-/** The insert, and the directory's epoch as it reads it (a number that an erasure advances before it deletes). */
-async function insertTerms(db: Db | Tx, rows: readonly TermRow[]): Promise<string> {
-  const epoch = sql`select case when is_called then last_value else 0 end::text as epoch from subject_term_epoch`;
-  if (rows.length === 0) return rowsOf<{ epoch: string }>(await db.execute(epoch))[0]!.epoch;
-  const [row] = rowsOf<{ epoch: string }>(
-    await db.execute(sql`
+  if (rows.length === 0) return;
+  await db.execute(sql`
     with found as (
       select lower(x.text) as term, x.subject, x.field, x.value, x.rank
       from unnest(${pgArrays([
@@ -224,18 +192,16 @@ async function insertTerms(db: Db | Tx, rows: readonly TermRow[]): Promise<strin
         [rows.map((r) => r.value), "text"],
         [rows.map((r) => r.rank), "int"],
       ])}) as x(text, subject, field, value, rank)
-    ), inserted as (
-      insert into subject_term (term, subject, field, value)
-      select distinct on (term collate "C", subject collate "C") term, subject, field, value
-      from found
-      where term <> '' and octet_length(term) + octet_length(subject) <= ${MAX_ENTRY_BYTES}
-      order by term collate "C", subject collate "C", rank
-      on conflict do nothing
     )
-    ${epoch}`),
-  );
-  return row!.epoch;
+    insert into subject_term (term, subject, field, value)
+    select distinct on (term collate "C", subject collate "C") term, subject, field, value
+    from found
+    where term <> '' and octet_length(term) + octet_length(subject) <= ${MAX_ENTRY_BYTES}
+    order by term collate "C", subject collate "C", rank
+    on conflict do nothing`);
 }
+
+type TermRow = FoundTerm & { rank: number };
 
 export interface DirectoryTerm {
   term: string;

@@ -5,8 +5,8 @@ import type { TransitionRow } from "@/lib/handlers/dispatch";
 
 /**
  * A batch's timeline rows in one statement of eleven parameters. drizzle's multi-row insert binds one
- * parameter per cell and walks each through its entity checks: for a batch of 100 it was a quarter of the
- * worker's own CPU (bench:worker profile), and PostgreSQL parsed a 1,100-parameter statement per batch.
+ * parameter per cell and walks each through its entity checks, which showed in the worker's profile (bench:worker),
+ * and PostgreSQL parsed a statement eleven parameters wide per row.
  */
 export async function insertTransitions(tx: Db | Tx, rows: readonly TransitionRow[]): Promise<void> {
   if (rows.length === 0) return;

@@ -24,6 +24,8 @@ export interface LeasedEvent extends EventKey {
   intakeNote?: string;
   /** The ids found in it at the claim: the search directory is written from them when the attempt ends. */
   subjectIds: string[];
+  /** A test event from the console: settled as ignored, never applied (lib/providers/test-marker.ts). */
+  test?: boolean;
 }
 
 export interface RetryPolicy {

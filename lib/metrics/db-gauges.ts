@@ -1,9 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
+import { type EventStatus } from "@/db/schema/ledger";
 import { withinDeadline } from "@/lib/errors";
-
-// db/schema's EVENT_STATUSES: the metrics layer sits beside db/ and may not import it (test/ops checks they agree).
-export const GAUGE_STATUSES = ["claimed", "processing", "settled", "failed", "dead"] as const;
-export type GaugeStatus = (typeof GAUGE_STATUSES)[number];
 
 /** Runs one statement on the main pool; rows as postgres.js (an array) or PGlite (`{ rows }`) return them. */
 export type GaugeQuery = (query: SQL) => Promise<unknown>;
@@ -20,6 +17,12 @@ export const DEAD_EXACT_CAP = 100_000;
  * scan, which the planner often prefers), dead through the status index with a cap, and the table's size
  * from pg_class.reltuples (kept by autovacuum's ANALYZE). test/ops/gauges.test.ts checks the plan.
  */
+/** Through the partial index of forwards not yet sent (forward_due_idx): sized by the backlog, never by history. */
+const forwardBacklogSql = (): SQL => sql`
+  select destination, count(*)::int as n from forward
+  where status in ('pending', 'failed', 'sending')
+  group by destination`;
+
 export const backlogGaugesSql = (deadCap = DEAD_EXACT_CAP): SQL => sql`
   select
     (select reltuples::float8 from pg_class where oid = to_regclass('webhook_event_state')) as estimate,
@@ -27,7 +30,8 @@ export const backlogGaugesSql = (deadCap = DEAD_EXACT_CAP): SQL => sql`
     pending.failed,
     leased.processing,
     dead.dead,
-    extract(epoch from now() - least(pending.oldest, leased.oldest))::float8 as oldest_age
+    extract(epoch from now() - least(pending.oldest, leased.oldest))::float8 as oldest_age,
+    (select coalesce(jsonb_object_agg(destination, n), '{}'::jsonb) from (${forwardBacklogSql()}) f) as forwards
   from
     (select count(*) filter (where status = 'claimed')::int as claimed,
             count(*) filter (where status = 'failed')::int as failed,
@@ -54,13 +58,15 @@ export const deadFractionSql = (): SQL => sql`
     0)::float8 as fraction`;
 
 export interface DbGauges {
-  events: Record<GaugeStatus, number>;
+  events: Record<EventStatus, number>;
   /** settled (or dead, past its cap) is derived from the planner's estimate, not counted. */
   estimated: boolean;
   /** claimed + processing + failed: work the workers still owe. */
   backlog: number;
   /** Age of the oldest event in the backlog; 0 when it is empty. */
   oldestPendingSeconds: number;
+  /** Forwards not yet sent (pending, failed and waiting, in flight) by destination (lib/forward). */
+  forwardBacklog: Record<string, number>;
 }
 
 export interface DbGaugeReader {
@@ -113,7 +119,13 @@ async function queryGauges(
   } else {
     estimated = true;
   }
+  const forwards = (typeof row.forwards === "string" ? JSON.parse(row.forwards) : (row.forwards ?? {})) as Record<
+    string,
+    unknown
+  >;
+  const forwardBacklog = Object.fromEntries(Object.entries(forwards).map(([d, n]) => [d, num(n)]));
   return {
+    forwardBacklog,
     events: { claimed, processing, settled, failed, dead },
     estimated,
     backlog: claimed + processing + failed,

@@ -4,7 +4,6 @@ export {
   deadFractionSql,
   settledCountSql,
   DEAD_EXACT_CAP,
-  GAUGE_STATUSES,
   SETTLED_EXACT_BELOW,
   type DbGaugeOptions,
   type DbGaugeReader,
@@ -16,7 +15,6 @@ export {
   createLedgerMetrics,
   deliveryOutcomeLabel,
   getMetrics,
-  REFUSAL_LABELS,
   type LedgerMetrics,
 } from "./registry";
 export { scrapeAllowed } from "./scrape";

@@ -1,7 +1,7 @@
 /**
  * Whether the intake's claims are slow right now, for a worker in the same process to yield to: a backlog drained
- * beside the receiver must not starve live deliveries of the event loop, the cores or the disk (bench:backlog: at
- * 2,400 events/s drained, claim p99 586 ms against 17 with no backlog). A claim statement slower than STRAIN_MS,
+ * beside the receiver must not starve live deliveries of the event loop, the cores or the disk (a drain at full
+ * speed holds every claim up; docs/benchmarks.md has the figures). A claim statement slower than STRAIN_MS,
  * or a claim that timed out, marks the intake strained for HOLD_MS.
  */
 export const STRAIN_MS = 100;

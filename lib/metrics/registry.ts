@@ -1,17 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { GAUGE_STATUSES, type DbGaugeReader, type DbGauges } from "./db-gauges";
+import { EVENT_STATUSES } from "@/db/schema/ledger";
+import { REFUSAL_REASONS } from "@/db/schema/sources";
+import { type DbGaugeReader, type DbGauges } from "./db-gauges";
 
-// db/schema's REFUSAL_REASONS (test/ops checks they agree): a refusal's metric says which one.
-export const REFUSAL_LABELS = [
-  "bad_signature",
-  "stale_timestamp",
-  "not_json",
-  "too_large",
-  "paused",
-  "bad_body",
-  "no_identity",
-] as const;
-const REFUSALS = new Set<string>(REFUSAL_LABELS);
+// A refusal's metric says which of the schema's reasons it was.
+const REFUSALS = new Set<string>(REFUSAL_REASONS);
 const ANSWERED = new Set(["claimed", "duplicate", "handshake", "unavailable"]);
 
 /** A delivery's `outcome` label: its refusal's reason when a known source refused it, else the receiver's outcome. */
@@ -35,12 +28,16 @@ export interface LedgerMetrics {
   claimDuration: Histogram<"outcome">;
   /** Attempts settled, failed, … by the workers of this process. */
   attempts: Counter<"outcome">;
-  /** One lease's processing (apply and settle), per batch: the loops' (`batch`) and the fast path's. */
+  /** One lease's processing (apply and settle), per batch (`path` is always `batch`; kept for dashboards). */
   processingDuration: Histogram<"path">;
   /** Pauses a worker's backlog drain took to leave room for the intake's slow claims (lib/metrics/intake-strain.ts). */
   workerYields: Counter;
   /** Replayed events by source and result (new, duplicate, failed). */
   replayEvents: Counter<"source" | "result">;
+  /** Forward attempts by destination and outcome (sent, failed, dead, superseded, lease_lost). */
+  forwards: Counter<"destination" | "outcome">;
+  /** One forward's request, connect to answer, by destination. */
+  forwardDuration: Histogram<"destination">;
   /** Where the database gauges come from; the server sets it (this layer has no database of its own). */
   useDatabase(reader: DbGaugeReader | undefined): void;
   /** The text a scrape gets, and its content type. */
@@ -73,7 +70,7 @@ export function createLedgerMetrics(opts: { processDefaults?: boolean } = {}): L
     async collect() {
       const g = await gauges();
       if (!g) return;
-      for (const status of GAUGE_STATUSES) this.set({ status }, g.events[status]);
+      for (const status of EVENT_STATUSES) this.set({ status }, g.events[status]);
     },
   });
   new Gauge({
@@ -92,6 +89,18 @@ export function createLedgerMetrics(opts: { processDefaults?: boolean } = {}): L
     async collect() {
       const g = await gauges();
       if (g) this.set(g.backlog);
+    },
+  });
+  new Gauge({
+    name: "webhook_forward_backlog",
+    help: "Forwards not yet sent (pending, waiting to retry, in flight), by destination",
+    labelNames: ["destination"] as const,
+    registers,
+    async collect() {
+      const g = await gauges();
+      if (!g) return;
+      this.reset();
+      for (const [destination, n] of Object.entries(g.forwardBacklog)) this.set({ destination }, n);
     },
   });
   new Gauge({
@@ -135,7 +144,7 @@ export function createLedgerMetrics(opts: { processDefaults?: boolean } = {}): L
     }),
     processingDuration: new Histogram({
       name: "webhook_processing_duration_seconds",
-      help: "Applying and settling one leased batch (path: batch for the loops, fast_path right after a claim)",
+      help: "Applying and settling one leased batch (path: batch)",
       labelNames: ["path"] as const,
       buckets: SECONDS_WORK,
       registers,
@@ -149,6 +158,19 @@ export function createLedgerMetrics(opts: { processDefaults?: boolean } = {}): L
       name: "webhook_replay_events_total",
       help: "Events replayed from a provider's API, by source and result (new, duplicate, failed)",
       labelNames: ["source", "result"] as const,
+      registers,
+    }),
+    forwards: new Counter({
+      name: "webhook_forwards_total",
+      help: "Forward attempts to destinations, by destination and outcome",
+      labelNames: ["destination", "outcome"] as const,
+      registers,
+    }),
+    forwardDuration: new Histogram({
+      name: "webhook_forward_duration_seconds",
+      help: "A forward's request to its destination, connect to answer",
+      labelNames: ["destination"] as const,
+      buckets: SECONDS_WORK,
       registers,
     }),
     useDatabase(next) {

@@ -8,7 +8,7 @@ import { badSignature, checkTolerance, idAt, isObject, type Described, type Prov
  * How a replay token is checked at this source (lib/replay/confirm.ts). Stripe can be asked for an event by
  * id, so a replayed event is fetched with the API key in `replayApiKeyEnv` (the source STRIPE_WEBHOOK_SECRET
  * declares uses STRIPE_API_KEY); without one the token is refused, unless `allowUnconfirmedReplay` lets the
- * source's own token (REPLAY_TOKENS, never REPLAY_TOKEN) post events as they are.
+ * source's own token (`stripe:<token>` in REPLAY_TOKEN, never a bare one) post events as they are.
  */
 export const StripeOptions = z.strictObject({
   // A STRIPE_…KEY name only: the value is sent to Stripe as a bearer token, so no other secret may be named.

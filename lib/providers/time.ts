@@ -1,3 +1,14 @@
+import type { ProviderKind } from "./types";
+
+/** Where each provider says when an event happened; the rest (GitHub, generic) have only the received time. */
+export const EVENT_TIME_FIELDS: Partial<Record<ProviderKind, string>> = {
+  stripe: "created",
+  paddle: "occurred_at",
+  shopify: "updated_at",
+  slack: "event_time",
+  standard: "timestamp",
+};
+
 /**
  * ISO 8601 → microseconds since the epoch, keeping sub-millisecond digits that Date.parse drops
  * (Paddle's occurred_at has six). Undefined when the text is not a timestamp with a zone.

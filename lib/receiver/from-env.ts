@@ -26,7 +26,7 @@ export function receiverDepsFromEnv(): ReceiverDeps {
         maxQueue: env.WEBHOOK_QUEUE_MAX,
         maxQueueBytes: env.WEBHOOK_QUEUE_MAX_BYTES,
       },
-      replayTokens: { ...env.REPLAY_TOKENS, ...(env.REPLAY_TOKEN ? { "*": [env.REPLAY_TOKEN] } : {}) },
+      replayTokens: env.REPLAY_TOKEN,
       claimMode: env.CLAIM_MODE,
     },
     // Messages carry their own "[webhooks] slug: …" prefix; what went wrong is `err` (message and code, never a payload).

@@ -77,7 +77,7 @@ export interface ReceiveAnswer {
   outcome: ReceiveOutcome;
   /** Answered from the dedup cache, without a claim statement (so without a webhook_delivery row). */
   cached?: boolean;
-  /** The event to hand to the worker's fast path, when there is work (a new claim, or a shadow re-run). */
+  /** The event that gives the worker work (a new claim, or a shadow re-run): its wake-up names it in a log line. */
   work?: { source: string; eventId: string };
   /** Why a known source refused it (as recorded in webhook_refusal): the metrics' `refused_<reason>`. */
   refusal?: RefusalReason;

@@ -1,9 +1,9 @@
 import { safeEqualStrings } from "@/lib/providers/crypto";
 
-/** Replay tokens by source; "*" holds REPLAY_TOKEN, which every source accepts. */
+/** Replay tokens by source; "*" holds REPLAY_TOKEN's bare tokens, which every source accepts. */
 export type ReplayTokens = Readonly<Record<string, readonly string[]>>;
 
-/** `scope`: the token is one REPLAY_TOKENS gives this source, or the global REPLAY_TOKEN (lib/replay/confirm.ts). */
+/** `scope`: the token is one REPLAY_TOKEN gives this source (`source:token`), or a bare one (lib/replay/confirm.ts). */
 export type ReplayVerdict =
   | { ok: true; scope: "source" | "global" }
   | { ok: false; status: 401 | 429; reason: string; retryAfterSeconds?: number };
@@ -31,7 +31,7 @@ export class ReplayTokenGuard {
       return {
         ok: false,
         status: 401,
-        reason: `replay token refused: no replay token is configured for "${source}" (REPLAY_TOKEN or REPLAY_TOKENS)`,
+        reason: `replay token refused: no replay token is configured for "${source}" (REPLAY_TOKEN)`,
       };
     const now = this.opts.now?.() ?? Date.now();
     const windowMs = this.opts.windowMs ?? 60_000;

@@ -9,7 +9,7 @@ import type { ReplayApiConfig } from "./types";
  * source; undefined when the source's kind cannot be asked (the token is trusted there).
  */
 export type Confirmation = { found: true; payload: unknown; rawBody: string } | { found: false } | { refused: string };
-/** Which token let the replay in: one REPLAY_TOKENS gives this source, or the global REPLAY_TOKEN. */
+/** Which token let the replay in: a `source:token` of REPLAY_TOKEN, or a bare one every source accepts. */
 export type ReplayScope = "source" | "global";
 export type ConfirmReplay = (
   source: ResolvedSource,
@@ -58,7 +58,7 @@ export function confirmFromProviders(
       if (scope === "source" && unconfirmedAllowed) return undefined;
       const allow =
         scope === "global"
-          ? "REPLAY_TOKEN is never accepted unconfirmed"
+          ? "a bare REPLAY_TOKEN (every source) is never accepted unconfirmed"
           : "to accept this source's own token unconfirmed, set options.allowUnconfirmedReplay";
       return {
         refused: `replay token refused at "${source.slug}": Stripe can confirm its events, but ${missing}; ${allow}`,

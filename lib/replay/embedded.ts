@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import type { ReplayRun } from "@/db/schema/replay";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
 import { wakeWorkers } from "@/lib/worker/embedded";

@@ -29,9 +29,8 @@ export interface ReplaySourceSetup {
 const HOW_TO: Record<ReplaySource, string> = {
   stripe: "Set STRIPE_API_KEY (and STRIPE_API_BASE for a non-default API) to replay Stripe.",
   github:
-    "Set GITHUB_TOKEN and GITHUB_REPLAY_HOOK (owner/repo/hook_id of the repository webhook), and GITHUB_API_BASE for GitHub Enterprise, to replay GitHub.",
-  paddle:
-    "Set PADDLE_API_KEY (and PADDLE_API_BASE, e.g. https://sandbox-api.paddle.com for the sandbox) to replay Paddle.",
+    "Set GITHUB_TOKEN and GITHUB_REPLAY_HOOK (owner/repo/hook_id of the repository webhook, or its API URL on GitHub Enterprise) to replay GitHub.",
+  paddle: "Set PADDLE_API_KEY (a sandbox key, pdl_sdbx_…, replays the sandbox) to replay Paddle.",
 };
 
 /** Per source, whether the console can replay it with this configuration, and what to set if not. */

@@ -3,10 +3,10 @@ import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { REPLAY_SOURCES, replayRun, type ReplayParams, type ReplayRun } from "@/db/schema/replay";
-import { writeAudit } from "@/lib/audit";
-import { audited } from "@/lib/auth/audited";
+import { writeAudit } from "@/lib/audit/write";
+import { audited } from "@/lib/audit/audited";
 import { listLimit, type ListArgs } from "@/lib/auth/list-args";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { authorize, type Actor } from "@/lib/roles";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import { parseGithubHook } from "./sources";
 

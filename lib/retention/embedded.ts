@@ -4,16 +4,18 @@ import { getEnv } from "@/lib/env";
 import { startRetentionSchedule, type RetentionSchedule } from "./schedule";
 import { retentionSettingsFromEnv } from "./settings";
 
-const g = globalThis as unknown as { __ledgerRetention?: RetentionSchedule };
-
 /**
- * Beside a worker host (lib/worker/embedded.ts, lib/worker/main.ts): retention every RETENTION_INTERVAL_MINUTES;
- * 0 leaves it to the CLI. One per process.
+ * Beside a worker (lib/server/start-process-work.ts): retention every RETENTION_INTERVAL_MINUTES; 0 leaves it to the
+ * CLI (undefined). Its stop lets a run in progress finish its batch.
  */
-export function startEmbeddedRetention(opts: { getDb: () => Promise<Db>; role: string; log: (m: string) => void }) {
+export function startEmbeddedRetention(opts: {
+  getDb: () => Promise<Db>;
+  role: string;
+  log: (m: string) => void;
+}): RetentionSchedule | undefined {
   const env = getEnv();
-  if (g.__ledgerRetention || env.RETENTION_INTERVAL_MINUTES === 0) return;
-  g.__ledgerRetention = startRetentionSchedule({
+  if (env.RETENTION_INTERVAL_MINUTES === 0) return undefined;
+  return startRetentionSchedule({
     getDb: opts.getDb,
     settings: retentionSettingsFromEnv(env),
     intervalMs: env.RETENTION_INTERVAL_MINUTES * 60_000,
@@ -21,11 +23,4 @@ export function startEmbeddedRetention(opts: { getDb: () => Promise<Db>; role: s
     actor: `${opts.role}@${hostname()}:${process.pid}`,
     log: opts.log,
   });
-}
-
-/** Shutdown: a run in progress stops after its batch. */
-export async function stopEmbeddedRetention(): Promise<void> {
-  const schedule = g.__ledgerRetention;
-  g.__ledgerRetention = undefined;
-  await schedule?.stop();
 }

@@ -2,11 +2,12 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db, type Tx } from "@/db/client";
 import { pgArray } from "@/db/pg-array";
-import { writeAudit } from "@/lib/audit";
-import { requirePermission } from "@/lib/auth/audited";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { writeAudit } from "@/lib/audit/write";
+import { requirePermission } from "@/lib/audit/audited";
+import { authorize, type Actor } from "@/lib/roles";
 import { ConflictError, describeError, ValidationError } from "@/lib/errors";
 import { keysRelation, mentionMatcher, mentionsSql, scanMentions, type StoredEventKey } from "@/db/mentions";
+import { eraseForwards } from "@/lib/forward/enqueue";
 import { remainingCopies, remainingWords, type RemainingCopy } from "./erase-verify";
 
 /** More events than this for one "subject" is an id many events share (a price, a plan), not a person. */
@@ -122,8 +123,6 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Omit<
   const m = mentionMatcher(subject);
   const marker = JSON.stringify({ redacted: true, reason: "data subject erasure", erasedAt: new Date().toISOString() });
   const scrub = (column: string) => sql`regexp_replace(${sql.raw(column)}, ${m.pattern}, '[erased]', 'gi')`;
-  // Before the directory loses rows: a worker that remembers rows as present sends them again from now on.
-  await tx.execute(sql`select nextval('subject_term_epoch')`);
   const done = await tx.execute(sql`
     with hit as (
       -- Both halves locked in key order; the view cannot be locked through its outer join.
@@ -173,6 +172,9 @@ async function redact(tx: Tx, subject: string, expected?: number): Promise<Omit<
     select (select count(*) from events) as events, (select count(*) from timeline) as transitions,
            (select count(*) from attempts) as attempts,
            array(select distinct unnest(h.subject_ids) from hit h)::text[] as subjects`);
+  // Forwards of the erased events: what was not sent yet never will be (its payload is gone), and what the
+  // destinations answered (which may echo the subject) is cleared. Sent forwards stay as history: they hold no payload.
+  await eraseForwards(tx, keysRelation(found.keys), scrub("a.error"));
   // A statement of its own, after the one that locked the events: its snapshot (READ COMMITTED) sees every term an
   // attempt holding one of those rows wrote before it let go (the rule in lib/ledger/subject-terms.ts).
   const subjects = [...new Set([...(rowsOf<{ subjects: string[] }>(done)[0]?.subjects ?? []), subject])];

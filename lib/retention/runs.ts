@@ -1,7 +1,7 @@
 import { desc, eq, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import { retentionRun, type RetentionRun } from "@/db/schema";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { authorize, type Actor } from "@/lib/roles";
 import type { PruneCounts } from "./prune";
 import { daysAgo, type RetentionSettings } from "./settings";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
 import type { RefusalReason } from "@/db/schema/sources";
-import { authorize, type Actor } from "@/lib/auth/roles";
+import { authorize, type Actor } from "@/lib/roles";
 import { NotFoundError } from "@/lib/errors";
 import { PROVIDERS } from "@/lib/providers";
 import type { SourceDirectory } from "./directory";

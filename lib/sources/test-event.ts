@@ -1,20 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/db/client";
-import { writeAudit } from "@/lib/audit";
-import { requirePermission } from "@/lib/auth/audited";
-import type { Actor } from "@/lib/auth/roles";
-import { ConflictError, describeError, NotFoundError } from "@/lib/errors";
+import { sql } from "drizzle-orm";
+import { rowsOf, type Db } from "@/db/client";
+import { writeAudit } from "@/lib/audit/write";
+import { requirePermission } from "@/lib/audit/audited";
+import type { Actor } from "@/lib/roles";
+import { ConflictError, describeError, NotFoundError, ValidationError } from "@/lib/errors";
 import { PROVIDERS } from "@/lib/providers";
-import { isPrototypeKey } from "@/lib/providers/options";
-import type { ProviderKind } from "@/lib/providers/types";
-import { githubIssuesOpened } from "@/lib/samples/github";
-import { paddleSubscriptionEvent } from "@/lib/samples/paddle";
-import { shopifyOrder } from "@/lib/samples/shopify";
-import { slackEventCallback } from "@/lib/samples/slack";
-import { standardEvent } from "@/lib/samples/standard";
-import { stripeThinEvent } from "@/lib/samples/stripe";
 import { optionsMessage } from "./declared";
 import type { SourceDirectory } from "./directory";
+import { testEventFor, testEventTypes } from "./test-samples";
 import { activeSecrets, type ResolvedSource } from "./types";
 
 export interface TestEventResult {
@@ -26,71 +20,8 @@ export interface TestEventResult {
   answer: unknown;
   /** Where the event is in the console, when it was stored. */
   link?: string;
-}
-
-type Fields = Record<string, unknown>;
-const fields = (): Fields => Object.create(null) as Fields;
-
-/**
- * Sets a dot path in the sample's fields. Every object on the way has no prototype and a segment that
- * would name one is skipped, so a path saved before such paths were refused cannot write outside the sample.
- */
-function setPath(target: Fields, path: string, value: unknown) {
-  const keys = path.split(".");
-  if (keys.some(isPrototypeKey)) return;
-  let at = target;
-  for (const key of keys.slice(0, -1)) {
-    const next = Object.hasOwn(at, key) ? at[key] : undefined;
-    at = at[key] = typeof next === "object" && next !== null && !Array.isArray(next) ? (next as Fields) : fields();
-  }
-  at[keys[keys.length - 1]!] = value;
-}
-
-/**
- * A realistic sample of the source's kind, of a type no built-in handler applies, so a test event is
- * stored, deduplicated and shown like any other but changes no business state.
- */
-export function testEventFor(source: ResolvedSource, eventId: string, now: Date): { body: string; type: string } {
-  const iso = now.toISOString();
-  const kind: ProviderKind = source.provider;
-  switch (kind) {
-    case "stripe":
-      return {
-        body: JSON.stringify(stripeThinEvent({ eventId, created: iso })),
-        type: "v1.billing.meter.error_report_triggered",
-      };
-    case "github":
-      return { body: JSON.stringify(githubIssuesOpened()), type: "issues" };
-    case "shopify":
-      return { body: JSON.stringify(shopifyOrder({ updatedAt: iso })), type: "orders/paid" };
-    case "paddle":
-      return {
-        body: JSON.stringify(
-          paddleSubscriptionEvent({ eventId, eventType: "subscription.activated", occurredAt: iso }),
-        ),
-        type: "subscription.activated",
-      };
-    case "slack":
-      return { body: JSON.stringify(slackEventCallback({ eventId })), type: "event_callback" };
-    case "standard":
-      return { body: JSON.stringify(standardEvent({ type: "ledger.test", timestamp: iso })), type: "ledger.test" };
-    case "generic": {
-      const o = source.options as {
-        eventId?: { path?: string; hashOf?: string[] };
-        eventType?: { path?: string };
-        versionPath?: string;
-        entity?: { idPath?: string; typePath?: string };
-      };
-      const body = Object.assign(fields(), { test: true, sent_by: "Webhook Ledger" });
-      if (o.eventId?.path) setPath(body, o.eventId.path, eventId);
-      for (const path of o.eventId?.hashOf ?? []) setPath(body, path, `${eventId}`);
-      if (o.eventType?.path) setPath(body, o.eventType.path, "ledger.test");
-      if (o.versionPath) setPath(body, o.versionPath, iso);
-      if (o.entity?.idPath) setPath(body, o.entity.idPath, "test_object");
-      if (o.entity?.typePath) setPath(body, o.entity.typePath, "test");
-      return { body: JSON.stringify(body), type: "ledger.test" };
-    }
-  }
+  /** The ledger marked it as a test (the receiver read the marker from its signed body). */
+  test: boolean;
 }
 
 /**
@@ -101,7 +32,7 @@ export function testEventFor(source: ResolvedSource, eventId: string, now: Date)
  */
 export async function sendTestEvent(
   ctx: { db: Db; actor: Actor | undefined; sources: SourceDirectory; baseUrl: string; timeoutMs?: number },
-  input: { slug: string },
+  input: { slug: string; type?: string },
 ): Promise<TestEventResult> {
   const entry = { action: "sources.test-event", target: `source:${String(input.slug).slice(0, 64)}` };
   const actor = await requirePermission(ctx.db, ctx.actor, "sources.test", entry);
@@ -120,6 +51,15 @@ export async function sendTestEvent(
       new ConflictError(`source "${found.slug}" has options that are no longer valid: ${optionsMessage(err)}`),
     );
   }
+  const types = testEventTypes(source.provider);
+  const type = input.type === undefined || input.type === "" ? types[0]! : String(input.type);
+  if (!types.includes(type))
+    return fail(
+      new ValidationError(
+        `a test event for a ${source.provider} source is one of ${types.join(", ")}; not "${type.slice(0, 64)}"`,
+        "type",
+      ),
+    );
   const now = new Date();
   const secrets = activeSecrets(source, now.getTime());
   const secret = secrets[secrets.length - 1];
@@ -128,7 +68,7 @@ export async function sendTestEvent(
     source.provider === "github" || source.provider === "shopify"
       ? randomUUID()
       : `evt_test_${randomUUID().replaceAll("-", "")}`;
-  const sample = testEventFor(source, eventId, now);
+  const sample = testEventFor(source, eventId, now, type);
   const headers = PROVIDERS[source.provider].sign?.({
     rawBody: sample.body,
     secret,
@@ -165,10 +105,18 @@ export async function sendTestEvent(
     options: source.options,
   });
   const storedId = described.ok ? described.event.eventId : eventId;
+  // Read back, not assumed: the receiver decides from the signed body whether the ledger marks it a test.
+  const [row] = stored
+    ? rowsOf<{ test: boolean }>(
+        await ctx.db.execute(
+          sql`select test from webhook_event_body where source = ${source.slug} and event_id = ${storedId}`,
+        ),
+      )
+    : [];
   await writeAudit(ctx.db, actor, {
     ...entry,
     target: `source:${source.slug}`,
-    detail: { eventId: storedId, status },
+    detail: { eventId: storedId, eventType: sample.type, status },
     result: stored ? "ok" : "error",
     error: stored ? undefined : `the receiver answered ${status}`,
   });
@@ -179,5 +127,6 @@ export async function sendTestEvent(
     status,
     answer,
     link: stored ? `/events/${encodeURIComponent(source.slug)}/${encodeURIComponent(storedId)}` : undefined,
+    test: row?.test === true,
   };
 }

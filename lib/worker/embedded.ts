@@ -1,52 +1,32 @@
-import { sourcesFromEnv } from "@/lib/sources/from-env";
-import { startAlertEvaluator, stopAlertEvaluator } from "@/lib/alerts/from-env";
 import { getDbHandle } from "@/db";
 import { getEnv } from "@/lib/env";
 import { describeError } from "@/lib/errors";
-import { intakeStrained } from "@/lib/metrics/intake-strain";
 import type { WorkerProbe } from "@/lib/health";
 import type { EventKey } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
-import { startEmbeddedRetention, stopEmbeddedRetention } from "@/lib/retention/embedded";
-import { createWorker, type Worker } from "./run";
-import { workerSettingsFromEnv } from "./settings";
-import { coalesce, WAKE_CHANNEL } from "./wake";
+import type { Worker } from "./run";
+import { coalesce, WAKE_CHANNEL, WAKE_WINDOW_MS } from "./wake";
 
-const globalForWorker = globalThis as unknown as { __ledgerWorker?: Worker; __ledgerNotify?: () => void };
+// On globalThis: server.ts's modules and Next's bundles (the route handler under `next dev`, the console's replay
+// actions) are separate module graphs in one process, and each of them must find the one worker the process runs.
+const globalForWorker = globalThis as unknown as {
+  __ledgerWorker?: Worker;
+  __ledgerWake?: () => void;
+  __ledgerNotify?: () => void;
+};
 
 let logger: Logger | undefined;
 const log = (message: string) => (logger ??= componentLogger("worker")).warn(message);
 
-/** The worker that lives inside the app process (WORKER_MODE=embedded). One per process. */
-export function startEmbeddedWorker(): Worker | undefined {
-  if (getEnv().WORKER_MODE !== "embedded") return undefined;
-  globalForWorker.__ledgerWorker ??= (() => {
-    const handle = getDbHandle();
-    const worker = createWorker({
-      getDb: async () => (await handle).db,
-      settings: workerSettingsFromEnv(getEnv(), "embedded", (slug) => sourcesFromEnv().kindOf(slug)),
-      // The receiver's claims share this process: a backlog's drain yields to them when they slow down.
-      intakeStrained,
-      listen: async (onWake) => {
-        const h = await handle;
-        return h.listen ? h.listen(WAKE_CHANNEL, onWake) : async () => {};
-      },
-    });
-    worker.start();
-    // Alerts run on their own timer beside the worker's loops (lib/alerts), never inside them.
-    startAlertEvaluator({
-      getDb: async () => (await handle).db,
-      role: "embedded",
-      log: (m) => componentLogger("alerts").warn(m),
-    });
-    startEmbeddedRetention({
-      getDb: async () => (await handle).db,
-      role: "embedded",
-      log: (m) => componentLogger("retention").info(m),
-    });
-    return worker;
-  })();
-  return globalForWorker.__ledgerWorker;
+/**
+ * Makes `worker` the one this process runs (lib/server/start-process-work.ts starts it), so a claim's wake-up,
+ * replay's wake-ups and readiness find it. The returned function forgets it: a claim then wakes the others instead.
+ */
+export function registerProcessWorker(worker: Worker): () => void {
+  globalForWorker.__ledgerWorker = worker;
+  return () => {
+    if (globalForWorker.__ledgerWorker === worker) globalForWorker.__ledgerWorker = undefined;
+  };
 }
 
 /**
@@ -62,22 +42,15 @@ export function embeddedWorkerProbe(): WorkerProbe {
   };
 }
 
-/** Shutdown: stop leasing, let in-flight batches and fast-path events settle. */
-export async function stopEmbeddedWorker(): Promise<void> {
-  const worker = globalForWorker.__ledgerWorker;
-  globalForWorker.__ledgerWorker = undefined;
-  await Promise.all([worker?.stop(), stopAlertEvaluator(), stopEmbeddedRetention()]);
-}
-
 /**
- * After a claim: process it here and now when this process runs a worker (the fast path), else
- * wake the standalone workers with a coalesced NOTIFY.
+ * After a claim: wake a loop of this process's worker when it runs one, else the standalone workers with a
+ * NOTIFY; either at most once per WAKE_WINDOW_MS, so a steady inflow is leased a window at a time.
  */
 export async function afterClaim(key: EventKey): Promise<void> {
-  const worker = globalForWorker.__ledgerWorker;
   try {
-    if (worker) {
-      await worker.processClaimed(key);
+    if (globalForWorker.__ledgerWorker) {
+      globalForWorker.__ledgerWake ??= coalesce(async () => globalForWorker.__ledgerWorker?.wake(), WAKE_WINDOW_MS);
+      globalForWorker.__ledgerWake();
       return;
     }
     const handle = await getDbHandle();
@@ -85,13 +58,13 @@ export async function afterClaim(key: EventKey): Promise<void> {
     if (!notify) return;
     globalForWorker.__ledgerNotify ??= coalesce(
       () => notify(WAKE_CHANNEL),
-      25,
+      WAKE_WINDOW_MS,
       (err) => log(`notify: ${describeError(err)}`),
     );
     globalForWorker.__ledgerNotify();
   } catch (err) {
     // The event is claimed and committed; the polling loop or a standalone worker will take it.
-    log(`fast path for ${key.source}/${key.eventId}: ${describeError(err)}`);
+    log(`wake-up after ${key.source}/${key.eventId}: ${describeError(err)}`);
   }
 }
 

@@ -1,9 +1,8 @@
 import type { Db } from "@/db/client";
 import { describeError } from "@/lib/errors";
-import { leaseClaimed, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
+import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased, type Processed } from "@/lib/ledger/process";
-import { createTermCache } from "@/lib/ledger/term-cache";
-import { keyOf, type EventKey, type LeasedEvent } from "@/lib/ledger/types";
+import type { LeasedEvent } from "@/lib/ledger/types";
 import { componentLogger, type Logger } from "@/lib/log";
 import { attemptOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
 import { createIndexMerger } from "./index-merge";
@@ -16,14 +15,11 @@ export interface Worker {
   start(): void;
   /** Stop leasing, let in-flight batches finish, then resolve. */
   stop(): Promise<void>;
-  /** Ask idle loops to look for work now (a claim in this process, or a NOTIFY from another). */
-  wake(): void;
   /**
-   * The fast path: process a just-claimed event now, if no other worker has it, the worker is running and no
-   * loop of it has a batch in hand (else the loops take it; it is committed). Events claimed while
-   * `fastPathConcurrency` groups are in progress wait for the next group, which leases and settles them together.
+   * Ask one idle loop to look for work now (a claim in this process, or a NOTIFY from another); with every loop
+   * busy, the first to finish leases again at once, taking what was claimed meanwhile in one batch.
    */
-  processClaimed(key: EventKey): Promise<Processed | undefined>;
+  wake(): void;
   /**
    * When this worker was last seen alive (Date.now() ms): a loop went round, or a batch is in hand for less
    * than a lease. Undefined before start and after stop. Readiness reads it (lib/health.ts).
@@ -47,14 +43,16 @@ export interface WorkerDeps {
    * then pauses as long as its last batch took, halving the drain while it lasts. Absent: never (a standalone worker).
    */
   intakeStrained?: () => boolean;
+  /** Told when a committed batch queued forwards (lib/forward): the forwarder wakes. */
+  forwardsQueued?: () => void;
 }
 
 /**
- * One loop, three hosts (after() fast path, embedded in the app, `npm run worker`). Each of
- * `concurrency` slots leases a batch, applies and settles it, and sleeps until woken or the poll
- * interval passes. A reaper takes back expired leases so a dead worker's events are retried.
+ * One loop, in every host (embedded in the app, `npm run worker`). Each of `concurrency` slots leases a batch,
+ * applies and settles it, and sleeps until woken (a claim, a NOTIFY) or the poll interval passes. A reaper takes
+ * back expired leases so a dead worker's events are retried.
  */
-export function createWorker({ getDb, settings, listen, intakeStrained, ...deps }: WorkerDeps): Worker {
+export function createWorker({ getDb, settings, listen, intakeStrained, forwardsQueued, ...deps }: WorkerDeps): Worker {
   const logger = deps.logger ?? componentLogger("worker");
   const metrics = deps.metrics ?? getMetrics();
   const log = deps.log ?? ((message: string) => logger.warn(message));
@@ -73,36 +71,21 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
     providerApi: settings.providerApi,
     log,
     statementTimeoutMs: settings.statementTimeoutMs,
-    // One per worker: its loops and fast path settle the same customers' events.
-    terms: createTermCache(),
+    forwardsQueued,
   };
-  const fastPath = new Set<Promise<unknown>>();
-  let busyLoops = 0;
-  // A wake-up no loop was asleep for (a claim the fast path left to a busy loop, a NOTIFY while every loop was
-  // busy): the first loop to finish leases again at once instead of sleeping, so it is not lost.
+  // A wake-up no loop was asleep for (a claim or a NOTIFY while every loop was busy): the first loop to finish
+  // leases again instead of sleeping, so it is not lost.
   let wakePending = false;
-  // The fast path's next group: events claimed while the previous groups were processed (lib/intake's claims
-  // are group-committed the same way). Idle, a group is one event and starts at once; under a steady inflow it
-  // grows with the rate, so processing costs one lease and one transaction per group, not per event.
-  const waiting: { key: EventKey; settle: (p: Processed | undefined) => void; fail: (err: unknown) => void }[] = [];
-  let pumpScheduled = false;
-  let lastGroupAt = -Infinity;
-  /** Milliseconds left of the linger begun at `since` (performance.now()); 0 or less: none. */
-  const lingerLeft = (since: number) => since + (settings.fastPathLingerMs ?? 0) - performance.now();
-  /** Leave claims to a busy loop: it leases again as soon as it settles, and takes them in its next batch. */
-  const handToLoop = () => {
-    wakePending = true;
-  };
 
   /** Apply and settle one leased batch; count its attempts, time it, and say so in one line. */
-  async function settleBatch(db: Db, batch: LeasedEvent[], path: "batch" | "fast_path"): Promise<Processed[]> {
+  async function settleBatch(db: Db, batch: LeasedEvent[]): Promise<Processed[]> {
     const inHand = { since: Date.now() };
     busy.add(inHand);
     const t0 = performance.now();
     try {
       const results = await processLeased(db, batch, ctx);
       const seconds = (performance.now() - t0) / 1000;
-      metrics.processingDuration.observe({ path }, seconds);
+      metrics.processingDuration.observe({ path: "batch" }, seconds);
       const outcomes: Record<string, number> = {};
       for (const r of results) {
         const label = attemptOutcomeLabel(r.outcome);
@@ -111,7 +94,6 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
       for (const [outcome, n] of Object.entries(outcomes)) metrics.attempts.inc({ outcome }, n);
       logger.info(
         {
-          path,
           count: batch.length,
           outcomes,
           ms: Math.round(seconds * 10_000) / 10,
@@ -158,7 +140,6 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
         const db = await getDb();
         const lease = (limit: number, liveWithinMs?: number) =>
           leaseDue(db, { workerId: settings.workerId, leaseMs: settings.leaseMs, limit, liveWithinMs });
-        const leasedAt = performance.now();
         const live = turn++ % 2 === 1 ? await lease(settings.batchSize, LIVE_LANE_MS) : [];
         // A short live batch is topped up with the oldest: one transaction either way. The live events are leased
         // (committed) already: if the top-up fails, settle them anyway rather than leave them to the reaper.
@@ -173,15 +154,9 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
         const batch = [...live, ...older];
         if (batch.length >= settings.batchSize) wake(); // there may be more: another idle loop takes the next
         if (batch.length > 0) {
-          busyLoops++;
           const settleStarted = performance.now();
-          try {
-            await settleBatch(db, batch, "batch");
-          } finally {
-            busyLoops--;
-          }
-          // A backlog beside slow claims: leave them the time this batch took before taking the next. Live
-          // deliveries keep the fast path, which never waits here.
+          await settleBatch(db, batch);
+          // A backlog beside slow claims: leave them the time this batch took before taking the next.
           if (batch.length >= settings.batchSize && running && intakeStrained?.()) {
             metrics.workerYields.inc();
             // A plain timer: the claims' own wake-ups must not cut the pause short.
@@ -189,15 +164,12 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
             logger.info({ pauseMs: Math.round(pause) }, "yielding to the intake");
             await new Promise((r) => setTimeout(r, pause));
           }
-          // A full batch: there may be more, lease again at once; so too after a wake-up that came meanwhile (the
-          // fast path handed claims over). Else it drained what was due: sleep until woken. Leasing again at once
-          // regardless took each new claim alone, a lease and a transaction apiece, the moment it committed.
+          // A full batch: there may be more, lease again at once; so too after a wake-up that came meanwhile (claims
+          // committed while this batch was processed). Else it drained what was due: sleep until woken. Leasing
+          // again at once regardless took each new claim alone, a lease and a transaction apiece.
           if (batch.length >= settings.batchSize) continue;
           if (wakePending) {
             wakePending = false;
-            // No sooner than the fast path's linger after this batch was leased: a steady inflow forms groups.
-            const wait = lingerLeft(leasedAt);
-            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
             continue;
           }
         }
@@ -221,48 +193,6 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
     } catch (err) {
       log(`reaper: ${describeError(err)}`);
     }
-  }
-
-  // On the next turn at the earliest, so the after-claim calls of one committed claim group join one fast-path
-  // group; and no sooner than the linger after the last group began, so a steady inflow forms groups.
-  function schedulePump() {
-    if (pumpScheduled) return;
-    pumpScheduled = true;
-    const pump = () => {
-      pumpScheduled = false;
-      while (waiting.length > 0 && fastPath.size < settings.fastPathConcurrency) startGroup();
-    };
-    const wait = lingerLeft(lastGroupAt);
-    if (wait > 0) setTimeout(pump, wait);
-    else setImmediate(pump);
-  }
-
-  function startGroup() {
-    lastGroupAt = performance.now();
-    const group = waiting.splice(0, settings.batchSize);
-    if (!running || busyLoops > 0) {
-      if (running) handToLoop();
-      for (const w of group) w.settle(undefined);
-      return;
-    }
-    const work = (async () => {
-      const db = await getDb();
-      const leased = await leaseClaimed(
-        db,
-        group.map((w) => w.key),
-        { workerId: settings.workerId, leaseMs: settings.leaseMs },
-      );
-      const results = leased.length > 0 ? await settleBatch(db, leased, "fast_path") : [];
-      const byKey = new Map(results.map((r) => [keyOf(r), r]));
-      for (const w of group) w.settle(byKey.get(keyOf(w.key)));
-    })().catch((err: unknown) => {
-      for (const w of group) w.fail(err);
-    });
-    fastPath.add(work);
-    void work.finally(() => {
-      fastPath.delete(work);
-      if (waiting.length > 0) schedulePump();
-    });
   }
 
   return {
@@ -291,29 +221,10 @@ export function createWorker({ getDb, settings, listen, intakeStrained, ...deps 
       clearInterval(reaper);
       clearInterval(merger);
       wakeAll();
-      for (const w of waiting.splice(0)) w.settle(undefined); // committed: the next worker to run takes them
-      // Each loop finishes (settles or records) the batch it holds; so does each fast-path group.
-      await Promise.all([...loops.splice(0), ...fastPath, indexMerger.idle()]);
+      // Each loop finishes (settles or records) the batch it holds.
+      await Promise.all([...loops.splice(0), indexMerger.idle()]);
       await unlisten?.().catch(() => {});
     },
     wake,
-    processClaimed(key) {
-      if (!running) return Promise.resolve(undefined);
-      // A loop with a batch in hand takes this event in its next batch, leased the moment it settles (the claims
-      // of its batch's time together): the fast path steps aside and wakes no one.
-      if (busyLoops > 0) {
-        handToLoop();
-        return Promise.resolve(undefined);
-      }
-      // Past a full group waiting (a burst), the loops drain it faster.
-      if (waiting.length >= settings.batchSize || settings.fastPathConcurrency === 0) {
-        wake();
-        return Promise.resolve(undefined);
-      }
-      return new Promise<Processed | undefined>((settle, fail) => {
-        waiting.push({ key, settle, fail });
-        schedulePump();
-      });
-    },
   };
 }

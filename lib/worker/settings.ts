@@ -12,10 +12,6 @@ export interface WorkerSettings {
   batchSize: number;
   leaseMs: number;
   pollMs: number;
-  /** Fast-path events processed at once, at most; past it the event waits for a loop (it is committed). */
-  fastPathConcurrency: number;
-  /** Fast-path groups start at most this often (FAST_PATH_LINGER_MS); absent or 0: as soon as one is free. */
-  fastPathLingerMs?: number;
   /** A worker transaction's statement bound, longer than the pool's. */
   statementTimeoutMs: number;
   policy: RetryPolicy;
@@ -27,10 +23,9 @@ export interface WorkerSettings {
 }
 
 /**
- * Events per batch when WORKER_BATCH_SIZE is unset. A standalone worker (`npm run worker`) spends 11 % less CPU per
- * event at 250 than at 100 (bench:worker, A/B). In the app's process the worker shares the event loop with the
- * claims, and a batch of 250's longer stretches of JavaScript held them up: claim p99 during a 1,000,000-event
- * drain 150–230 ms and fifty 503s at 250, no 503 at 100 (bench:backlog, docs/benchmarks.md, 2026-12-03).
+ * Events per batch when WORKER_BATCH_SIZE is unset. A standalone worker (`npm run worker`) spends less CPU per event
+ * in larger batches. In the app's process the worker shares the event loop with the claims, and a batch of 250's
+ * longer stretches of JavaScript held them up until some timed out (503); batches of 100 do not (docs/benchmarks.md).
  */
 export const DEFAULT_BATCH_SIZE = { embedded: 100, standalone: 250 } as const;
 
@@ -47,8 +42,6 @@ export function workerSettingsFromEnv(
       env.WORKER_BATCH_SIZE ?? (role === "worker" ? DEFAULT_BATCH_SIZE.standalone : DEFAULT_BATCH_SIZE.embedded),
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
-    fastPathConcurrency: env.FAST_PATH_CONCURRENCY,
-    fastPathLingerMs: env.FAST_PATH_LINGER_MS,
     statementTimeoutMs: env.WORKER_STATEMENT_TIMEOUT_MS,
     indexMergeMs: env.WORKER_INDEX_MERGE_MS,
     policy: {

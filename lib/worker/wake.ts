@@ -2,9 +2,15 @@
 export const WAKE_CHANNEL = "webhook_ledger_wake";
 
 /**
- * Coalesces wake-ups: at most one call per `windowMs`, leading and trailing, so a burst of claims
- * costs one NOTIFY per window instead of one per event (a NOTIFY in every claim transaction
- * serialises commits), and the last claim of a burst still wakes someone.
+ * Claims wake a worker at most once per this window (the first at once, the rest at its end): under a steady
+ * inflow a loop leases the claims of a window together, one lease and one transaction for several events; a
+ * NOTIFY per claim would also serialise the claims' commits.
+ */
+export const WAKE_WINDOW_MS = 20;
+
+/**
+ * Coalesces wake-ups: at most one call per `windowMs`, leading and trailing, so a burst of claims costs one
+ * wake-up per window instead of one per event, and the last claim of a burst still wakes someone.
  */
 export function coalesce(
   fn: () => Promise<void>,

@@ -7,7 +7,7 @@ import { deliverDue } from "@/lib/alerts/deliver";
 import { evaluateAlerts } from "@/lib/alerts/evaluate";
 import { getAlertsOverview, listAlertIncidents } from "@/lib/alerts/queries";
 import { defaultRules } from "@/lib/alerts/rules";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import {
   evaluator,
@@ -19,6 +19,7 @@ import {
   waitFor,
   type FakeChannel,
 } from "./helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u-support", email: "support@example.com", role: "support" };
@@ -91,7 +92,7 @@ describe("alerts: a dead event reaches both channels once", () => {
     });
     await insertEvent(db, { eventId: "evt_dead_2", status: "dead" });
     await ev.tick();
-    await db.execute(sql`update webhook_event set status = 'claimed' where event_id = 'evt_dead_2'`);
+    await db.execute(sql`update webhook_event_state set status = 'claimed' where event_id = 'evt_dead_2'`);
     const resolved = await ev.tick();
     expect(resolved.evaluation).toMatchObject({ opened: 0, resolved: 1, notifications: 1 });
     expect(slack.received).toHaveLength(2);
@@ -118,10 +119,13 @@ describe("alerts: a dead event reaches both channels once", () => {
   it("[alerts] a burst of 500 dead events is one message listing the first 10 and the count", async () => {
     const slack = await server();
     const ev = evaluator(db, { env: { ALERT_SLACK_WEBHOOK_URL: slack.url } });
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, attempts",
+      sql`
       select 'stripe', 'evt_burst_' || lpad(i::text, 3, '0'), 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead', 8
-      from generate_series(1, 500) i`);
+      from generate_series(1, 500) i`,
+    );
     const r = await ev.tick();
     expect(r.evaluation).toMatchObject({ opened: 500, notifications: 1 });
     expect(slack.received).toHaveLength(1);
@@ -154,7 +158,7 @@ describe("alerts: a dead event reaches both channels once", () => {
     expect(channels.every((c) => !c.configured)).toBe(true);
   });
 
-  it("[alerts] ALERT_DEAD_EVENTS=off turns the dead-event rule off and closes its incidents", async () => {
+  it("[alerts] the dead-event rule turned off closes its incidents", async () => {
     await insertEvent(db, { eventId: "evt_dead_5", status: "dead" });
     expect((await evaluator(db).tick()).evaluation).toMatchObject({ opened: 1 });
     const off = await evaluator(db, { env: { ALERT_DEAD_EVENTS: "off" } }).tick();

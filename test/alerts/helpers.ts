@@ -5,7 +5,8 @@ import { rowsOf, type Db } from "@/db/client";
 import { createAlertEvaluator, type AlertEvaluator, type AlertSettings } from "@/lib/alerts/evaluator";
 import { alertChannelsFromEnv, type ChannelsEnv } from "@/lib/alerts/channels";
 import type { ListedSource } from "@/lib/alerts/conditions";
-import { defaultRules, type RuleDefaultsEnv } from "@/lib/alerts/rules";
+import { defaultRules, type RuleDefaults } from "@/lib/alerts/rules";
+import { seedEvents } from "@/test/seed-events";
 
 export interface Received {
   path: string;
@@ -78,7 +79,7 @@ export function testAlertSettings(over: Partial<AlertSettings> = {}): AlertSetti
 export function evaluator(
   db: Db,
   opts: {
-    env?: Partial<ChannelsEnv & RuleDefaultsEnv>;
+    env?: Partial<ChannelsEnv & RuleDefaults>;
     settings?: Partial<AlertSettings>;
     sources?: ListedSource[];
     log?: (m: string) => void;
@@ -100,12 +101,14 @@ export async function insertEvent(
   db: Db,
   e: { source?: string; eventId: string; status: string; attempts?: number; dueMinutesAgo?: number },
 ): Promise<void> {
-  await db.execute(sql`
-    insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts,
-                               next_attempt_at, received_at)
+  await seedEvents(
+    db,
+    "source, event_id, event_type, payload, raw_body, headers, status, attempts, next_attempt_at, received_at",
+    sql`
     values (${e.source ?? "stripe"}, ${e.eventId}, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, ${e.status},
             ${e.attempts ?? 8}, now() - make_interval(mins => ${e.dueMinutesAgo ?? 0}::int),
-            now() - make_interval(mins => ${e.dueMinutesAgo ?? 0}::int))`);
+            now() - make_interval(mins => ${e.dueMinutesAgo ?? 0}::int))`,
+  );
 }
 
 export async function query<T>(db: Db, q: ReturnType<typeof sql>): Promise<T[]> {

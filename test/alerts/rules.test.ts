@@ -4,10 +4,11 @@ import { describeChannels, alertChannelsFromEnv, maskUrl } from "@/lib/alerts/ch
 import { resetAlertRule, setAlertRule } from "@/lib/alerts/manage";
 import { getAlertsOverview, listAlertDeliveries, listAlertIncidents } from "@/lib/alerts/queries";
 import { defaultRules } from "@/lib/alerts/rules";
-import { PermissionError } from "@/lib/auth/roles";
+import { PermissionError } from "@/lib/roles";
 import { setupTestDb } from "../db";
 import { makeUser } from "../auth/helpers";
 import { evaluator, fakeChannel, insertEvent, query, SECRET, type FakeChannel } from "./helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 
@@ -36,9 +37,12 @@ describe("alerts: backlog, refusals and silence", () => {
     await insertEvent(db, { eventId: "evt_old", status: "failed", attempts: 2, dueMinutesAgo: 25 });
     await insertEvent(db, { eventId: "evt_new", status: "claimed", attempts: 0, dueMinutesAgo: 1 });
     // A failed event waiting for its backoff is not overdue: next_attempt_at in the future.
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, next_attempt_at)
-      values ('stripe', 'evt_later', 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'failed', now() + interval '1 hour')`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, next_attempt_at",
+      sql`
+      values ('stripe', 'evt_later', 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'failed', now() + interval '1 hour')`,
+    );
     await ev.tick();
     expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
     expect(texts(slack)[0]).toMatch(
@@ -47,7 +51,7 @@ describe("alerts: backlog, refusals and silence", () => {
     await ev.tick();
     expect(slack.received).toHaveLength(1);
 
-    await db.execute(sql`update webhook_event set status = 'settled' where event_id = 'evt_old'`);
+    await db.execute(sql`update webhook_event_state set status = 'settled' where event_id = 'evt_old'`);
     await ev.tick();
     expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "resolved" }]);
     expect(texts(slack)[1]).toContain("Resolved: the oldest due event has waited 1 min");
@@ -66,7 +70,7 @@ describe("alerts: backlog, refusals and silence", () => {
     expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
 
     // Clear: still firing, clearing; nothing sent.
-    await db.execute(sql`update webhook_event set status = 'settled' where event_id = 'evt_a'`);
+    await db.execute(sql`update webhook_event_state set status = 'settled' where event_id = 'evt_a'`);
     await ev.tick();
     expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
     expect(await clearSince()).toEqual([true]);
@@ -80,7 +84,7 @@ describe("alerts: backlog, refusals and silence", () => {
     expect(await clearSince()).toEqual([false]);
 
     // Clear again, then clear for longer than the delay (the clock moved back rather than waited for).
-    await db.execute(sql`update webhook_event set status = 'settled' where event_id = 'evt_b'`);
+    await db.execute(sql`update webhook_event_state set status = 'settled' where event_id = 'evt_b'`);
     await ev.tick();
     expect(await incidents()).toEqual([{ rule: "backlog_age", subject: "backlog", state: "firing" }]);
     await db.execute(sql`update alert_incident set clear_since = clear_since - interval '4 minutes'`);
@@ -195,7 +199,7 @@ describe("alerts: the console's rules, channels and lists", () => {
     expect(before.rules.find((r) => r.rule === "backlog_age")).toMatchObject({
       enabled: true,
       threshold: 30,
-      origin: { kind: "default", variable: "ALERT_BACKLOG_MINUTES" },
+      origin: { kind: "default" },
     });
 
     await expect(

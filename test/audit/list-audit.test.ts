@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { listAudit, listAuditActions } from "@/lib/audit";
-import { parseUtcBound } from "@/lib/auth/audit-log";
-import type { Actor } from "@/lib/auth/roles";
+import { listAudit, listAuditActions } from "@/lib/audit/log";
+import { parseUtcBound } from "@/lib/audit/log";
+import type { Actor } from "@/lib/roles";
 import { ValidationError } from "@/lib/errors";
 import { setupTestDb } from "../db";
 

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { ForbiddenError } from "@/lib/auth/roles";
+import { ForbiddenError } from "@/lib/roles";
 import { getActor } from "@/lib/auth/server";
 import { changePassword, createUser, setUserDisabled, setUserRole } from "@/lib/auth/users";
-import { requeueEvent } from "@/lib/ledger/requeue";
+import { requeueEvent } from "@/lib/console/requeue";
 import { setupTestDb } from "../db";
 import { makeUser, testAuth } from "./helpers";
 

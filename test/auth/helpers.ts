@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { createAuth, type Auth } from "@/lib/auth/server";
 import { insertUser } from "@/lib/auth/users";
 

@@ -2,10 +2,10 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import { ROLES, type Role } from "@/db/schema";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { createUser, listUsers, setUserDisabled, setUserRole } from "@/lib/auth/users";
 import { handlerLookup } from "@/lib/handlers/registry";
-import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
+import { processEventNow, requeueEvent } from "@/lib/console/requeue";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
@@ -22,7 +22,7 @@ const ctx = {
 
 async function deadEvent(id: string) {
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
-  await db.execute(sql`update webhook_event set status = 'dead', attempts = 3 where event_id = ${id}`);
+  await db.execute(sql`update webhook_event_state set status = 'dead', attempts = 3 where event_id = ${id}`);
 }
 
 /** Every lib verb that changes state, with the least role allowed to call it. */
@@ -145,7 +145,7 @@ describe("the audit log", () => {
   it("[audit] a verb that fails on the data (requeue of a settled event) records error, with the reason", async () => {
     const ops = await makeUser(db, "ops");
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_settled" }));
-    await db.execute(sql`update webhook_event set status = 'settled'`);
+    await db.execute(sql`update webhook_event_state set status = 'settled'`);
     await expect(requeueEvent({ db, actor: ops, input: { source: "stripe", eventId: "evt_settled" } })).rejects.toThrow(
       "is settled",
     );

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { buildDisputeBundle, bundleFileName, bundleJson, signatureScheme } from "@/lib/ledger/dispute-bundle";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { buildDisputeBundle, bundleFileName, bundleJson, signatureScheme } from "@/lib/console/dispute-bundle";
 import { shopifyOrder } from "@/test/fixtures/shopify";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
@@ -11,6 +11,7 @@ import { paddleSignature, signShopify, signStripe, TEST_SECRETS } from "../sign"
 import { unkeyedFingerprint } from "@/lib/sources/secret-box";
 import { testSources } from "../sources";
 import { drain, query, testSettings } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
@@ -134,6 +135,68 @@ describe("the dispute bundle", () => {
     },
   );
 
+  it("[subjects] opens with a first page in words: who, what was charged, when, delivered and applied how many times", async () => {
+    await seed();
+    const doc = await buildDisputeBundle(db, support, { subject: cus }, opts);
+    const { summary } = JSON.parse(bundleJson(doc)) as typeof doc;
+    // First in the file, before the evidence.
+    expect(Object.keys(JSON.parse(bundleJson(doc)) as object).indexOf("summary")).toBeLessThan(
+      Object.keys(JSON.parse(bundleJson(doc)) as object).indexOf("events"),
+    );
+    expect(summary.who).toEqual({
+      subject: cus,
+      names: ["Zoë Ågren — été"],
+      emails: ["jon.snow@example.com", "zoë@example.com"],
+    });
+    const inv = summary.events.find((e) => e.eventId === "evt_b_inv")!;
+    expect(inv).toEqual({
+      source: "stripe",
+      eventId: "evt_b_inv",
+      eventType: "invoice.paid",
+      what: "payment of 20.00 USD",
+      when: "2024-04-12T10:18:50.000Z",
+      whenSource: "provider",
+      deliveries: 2,
+      applied: 1,
+      sentence: "one payment of 20.00 USD, delivered twice, applied once",
+    });
+    expect(summary.events.find((e) => e.source === "shopify")!.sentence).toBe(
+      "one order of 199.00 USD, delivered once, applied once",
+    );
+    expect(summary.events.find((e) => e.eventId === "evt_b_sub")!.what).toBe(
+      "change to subscription sub_1Bundle000001 (plan: none → price_1MoS37LgUG5tbmjcCA3GTNX8, status: none → active, " +
+        "customerId: none → cus_Bundle0000001)",
+    );
+    expect(summary.period).toEqual({ first: "2024-04-12T10:18:49.000Z", last: "2024-04-12T10:18:50.000Z" });
+    expect(summary.integrity).toBe("Each raw body matches the SHA-256 recorded when it arrived (three checked).");
+    expect(summary.conclusion).toMatch(
+      /^For cus_Bundle0000001: one payment of 20\.00 USD, delivered twice, applied once; one order of 199\.00 USD, /,
+    );
+    expect(summary.conclusion).toMatch(/\. No event was applied more than once\.$/);
+  });
+
+  it("[subjects] the first page says when an event was applied twice, was not applied and why, or was altered", async () => {
+    await seed();
+    // A second settled attempt, as a shadow-mode reprocess records it; a stale event; an altered body.
+    await db.execute(sql`
+      insert into webhook_attempt (source, event_id, number, trigger, actor, started_at, finished_at, outcome)
+      values ('stripe', 'evt_b_inv', 2, 'auto', 'w', now(), now(), 'settled')`);
+    await db.execute(sql`update webhook_event_state set outcome = 'stale' where event_id = 'evt_b_sub'`);
+    await db.execute(sql`update webhook_attempt set outcome = 'stale' where event_id = 'evt_b_sub'`);
+    await db.execute(sql`update webhook_event_body set raw_body = raw_body || ' ' where source = 'shopify'`);
+    const { summary } = await buildDisputeBundle(db, support, { subject: cus }, opts);
+    expect(summary.events.find((e) => e.eventId === "evt_b_inv")!.sentence).toBe(
+      "one payment of 20.00 USD, delivered twice, applied twice",
+    );
+    expect(summary.events.find((e) => e.eventId === "evt_b_sub")!.sentence).toMatch(
+      /, delivered once, not applied: older than the state already applied$/,
+    );
+    expect(summary.conclusion).toMatch(/ stripe\/evt_b_inv was applied more than once\.$/);
+    expect(summary.integrity).toBe(
+      "The raw body of shopify/0b6f5e0a-1111-4c1e-9d6a-0c9e2b7f1a02:orders/updated does NOT match the SHA-256 recorded when it arrived.",
+    );
+  });
+
   it("[subjects] a row from before arrival proofs were kept says so: no verifying secret, no stored hash to compare", async () => {
     await seed();
     const body = JSON.stringify({
@@ -142,9 +205,12 @@ describe("the dispute bundle", () => {
       type: "customer.updated",
       data: { object: { id: cus } },
     });
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids)
-      values ('stripe', 'evt_b_legacy', 'customer.updated', ${body}::jsonb, ${body}, '{}', 'settled', array[${cus}])`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, subject_ids",
+      sql`
+      values ('stripe', 'evt_b_legacy', 'customer.updated', ${body}::jsonb, ${body}, '{}', 'settled', array[${cus}])`,
+    );
     const legacy = (await buildDisputeBundle(db, support, { subject: cus }, opts)).events.find(
       (e) => e.eventId === "evt_b_legacy",
     )!;
@@ -169,7 +235,7 @@ describe("the dispute bundle", () => {
   it("[subjects] a body altered after arrival shows as a mismatch, and no longer verifies", async () => {
     await seed();
     await db.execute(
-      sql`update webhook_event set raw_body = replace(raw_body, '2000', '9000') where event_id = 'evt_b_inv'`,
+      sql`update webhook_event_body set raw_body = replace(raw_body, '2000', '9000') where event_id = 'evt_b_inv'`,
     );
     const doc = await buildDisputeBundle(db, support, { subject: cus }, opts);
     const inv = doc.events.find((e) => e.eventId === "evt_b_inv")!;

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { exportEvent, getEventDetail } from "@/lib/ledger/event-detail";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { getEntityTimeline } from "@/lib/console/entity-timeline";
+import { exportEvent, getEventDetail } from "@/lib/console/event-detail";
 import { NotFoundError } from "@/lib/errors";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
@@ -51,7 +51,7 @@ describe("the event page", () => {
       { state: "verifies" },
     );
     await db.execute(
-      sql`update webhook_event set raw_body = replace(raw_body, 'active', 'canceled') where event_id = 'evt_d2'`,
+      sql`update webhook_event_body set raw_body = replace(raw_body, 'active', 'canceled') where event_id = 'evt_d2'`,
     );
     expect((await getEventDetail(db, support, key, current)).signature).toMatchObject({
       state: "fails",

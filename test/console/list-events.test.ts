@@ -1,13 +1,14 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { SEARCH_PROBE_LIMIT } from "@/lib/ledger/event-filter";
-import { listEvents, type ListEventsInput } from "@/lib/ledger/list-events";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { SEARCH_PROBE_LIMIT } from "@/lib/console/event-filter";
+import { listEvents, type ListEventsInput } from "@/lib/console/list-events";
 import { githubIssuesOpened } from "@/test/fixtures/github";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
@@ -29,7 +30,7 @@ describe("the events list", () => {
       await claim(db, "stripe", stripeSubscriptionEvent({ eventId: `evt_${i}`, subscriptionId: `sub_1Page${i}000` }));
     // Same millisecond, different microseconds: a cursor rounded to a JS Date would lose rows here.
     await db.execute(
-      sql`update webhook_event set received_at = '2026-11-29 10:00:00.123000+00'::timestamptz + (substr(event_id, 5)::int * interval '1 microsecond')`,
+      sql`update webhook_event_state set received_at = '2026-11-29 10:00:00.123000+00'::timestamptz + (substr(event_id, 5)::int * interval '1 microsecond')`,
     );
     const pages = await walk({ limit: 2 });
     expect(pages).toEqual([["evt_6", "evt_5"], ["evt_4", "evt_3"], ["evt_2", "evt_1"], ["evt_0"]]);
@@ -60,7 +61,7 @@ describe("the events list", () => {
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_inv" }));
     await claim(db, "github", githubIssuesOpened(), { "x-github-delivery": "gh-1", "x-github-event": "issues" });
     await db.execute(
-      sql`update webhook_event set status = 'dead', received_at = '2026-11-01T00:00:00Z' where event_id = 'evt_inv'`,
+      sql`update webhook_event_state set status = 'dead', received_at = '2026-11-01T00:00:00Z' where event_id = 'evt_inv'`,
     );
     const ids = async (filter: ListEventsInput["filter"]) =>
       (await listEvents(db, support, { filter })).rows.map((r) => r.eventId).sort();
@@ -118,12 +119,15 @@ describe("the events list", () => {
   });
 
   it("[console] Search answers the same past the GIN probe's cap: a common id pages through all its events", async () => {
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, subject_ids, received_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, subject_ids, received_at",
+      sql`
       select 'stripe', 'evt_common_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb,
              case when n <= 3 then array['price_Common01', 'cus_Rare0001'] else array['price_Common01'] end,
              '2026-11-01'::timestamptz + n * interval '1 second'
-      from generate_series(1, ${SEARCH_PROBE_LIMIT + 5}) n`);
+      from generate_series(1, ${SEARCH_PROBE_LIMIT + 5}) n`,
+    );
     const all = (await walk({ filter: { q: "price_Common01" }, limit: 200 })).flat();
     expect(all).toHaveLength(SEARCH_PROBE_LIMIT + 5);
     expect(new Set(all).size).toBe(SEARCH_PROBE_LIMIT + 5);

@@ -1,17 +1,12 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import {
-  DEAD_COUNT_CAP,
-  getBacklog,
-  getDeliveryRate,
-  getFailingTypes,
-  getStatusCounts,
-  listDeadEvents,
-} from "@/lib/ledger/overview";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { DEAD_COUNT_CAP, getBacklog, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/console/overview";
+import { getDeliverySeries } from "@/lib/console/delivery-series";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
@@ -22,14 +17,18 @@ async function seed() {
   for (let i = 0; i < 3; i++)
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Over${i}000` }));
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_i0" })); // a duplicate delivery
-  await db.execute(sql`update webhook_event set status = 'settled' where event_id in ('evt_s0', 'evt_s1', 'evt_s2')`);
   await db.execute(
-    sql`update webhook_event set status = 'dead', last_error = 'boom', received_at = now() - interval '2 hours' where event_id in ('evt_i0', 'evt_i1')`,
+    sql`update webhook_event_state set status = 'settled' where event_id in ('evt_s0', 'evt_s1', 'evt_s2')`,
   );
   await db.execute(
-    sql`update webhook_event set status = 'failed', next_attempt_at = now() + interval '1 hour' where event_id = 'evt_i2'`,
+    sql`update webhook_event_state set status = 'dead', last_error = 'boom', received_at = now() - interval '2 hours' where event_id in ('evt_i0', 'evt_i1')`,
   );
-  await db.execute(sql`update webhook_event set received_at = now() - interval '90 minutes' where event_id = 'evt_s3'`);
+  await db.execute(
+    sql`update webhook_event_state set status = 'failed', next_attempt_at = now() + interval '1 hour' where event_id = 'evt_i2'`,
+  );
+  await db.execute(
+    sql`update webhook_event_state set received_at = now() - interval '90 minutes' where event_id = 'evt_s3'`,
+  );
 }
 
 describe("the overview", () => {
@@ -50,15 +49,16 @@ describe("the overview", () => {
     expect(Date.now() - backlog.oldestReceivedAt!.getTime()).toBeLessThan(91 * 60_000);
   });
 
-  it("[console] deliveries per minute by source count duplicates as traffic and as duplicates", async () => {
+  it("[console] the chart's deliveries by source count duplicates as traffic and as duplicates", async () => {
     await seed();
-    const minutes = await getDeliveryRate(db, support);
-    const total = minutes.reduce((n, m) => n + m.deliveries, 0);
-    const dups = minutes.reduce((n, m) => n + m.duplicates, 0);
-    expect([total, dups]).toEqual([10, 1]);
-    expect(new Set(minutes.map((m) => m.source))).toEqual(new Set(["stripe"]));
+    const day = { hours: 24, bucketMinutes: 10 };
+    expect((await getDeliverySeries(db, support, day)).totals).toEqual({
+      deliveries: 10,
+      duplicates: 1,
+      bySource: { stripe: 10 },
+    });
     await db.execute(sql`update webhook_delivery set received_at = now() - interval '25 hours'`);
-    expect(await getDeliveryRate(db, support)).toEqual([]);
+    expect((await getDeliverySeries(db, support, day)).totals).toEqual({ deliveries: 0, duplicates: 0, bySource: {} });
   });
 
   it("[console] the failing types and the dead events needing a person", async () => {
@@ -75,8 +75,11 @@ describe("the overview", () => {
   });
 
   it("[console] a dead pile past the cap reads as 1,000+ rather than being counted row by row", async () => {
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
-      select 'stripe', 'evt_dead_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead' from generate_series(1, ${DEAD_COUNT_CAP + 1}) n`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status",
+      sql`select 'stripe', 'evt_dead_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead' from generate_series(1, ${DEAD_COUNT_CAP + 1}) n`,
+    );
     const dead = await listDeadEvents(db, support);
     expect(DEAD_COUNT_CAP).toBe(1000);
     expect([dead.total, dead.more, dead.rows.length]).toEqual([DEAD_COUNT_CAP, true, 10]);
@@ -85,7 +88,9 @@ describe("the overview", () => {
   it("[console] the overview needs a signed-in role", async () => {
     await expect(getStatusCounts(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
     await expect(getBacklog(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(getDeliveryRate(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(getDeliverySeries(db, undefined, { hours: 24, bucketMinutes: 10 })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
     await expect(listDeadEvents(db, undefined)).rejects.toBeInstanceOf(ForbiddenError);
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
 import { ConflictError } from "@/lib/errors";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
@@ -16,9 +16,9 @@ async function seed() {
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: `evt_i${i}`, invoiceId: `in_1Bulk${i}0000` }));
   await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_s0", subscriptionId: "sub_1Bulk000001" }));
   await db.execute(
-    sql`update webhook_event set status = 'dead', attempts = 8, last_error = 'boom' where event_id in ('evt_i0', 'evt_i1', 'evt_s0')`,
+    sql`update webhook_event_state set status = 'dead', attempts = 8, last_error = 'boom' where event_id in ('evt_i0', 'evt_i1', 'evt_s0')`,
   );
-  await db.execute(sql`update webhook_event set status = 'failed', attempts = 2 where event_id = 'evt_i2'`);
+  await db.execute(sql`update webhook_event_state set status = 'failed', attempts = 2 where event_id = 'evt_i2'`);
 }
 
 describe("bulk requeue", () => {
@@ -46,8 +46,12 @@ describe("bulk requeue", () => {
     expect(attempts).toEqual(
       ["evt_i0", "evt_i1", "evt_i2"].map((event_id) => ({ event_id, trigger: "requeue", actor: "ops@example.com" })),
     );
-    const [audit] = await query<{ action: string; result: string }>(db, sql`select action, result from audit_log`);
-    expect(audit).toEqual({ action: "events.requeue-bulk", result: "ok" });
+    const [audit] = await query<{ action: string; result: string; requeued: number }>(
+      db,
+      sql`select action, result, (detail->>'requeued')::int as requeued from audit_log`,
+    );
+    // The row says how many moved: the audit page reads it out ("requeued 3 events matching …").
+    expect(audit).toEqual({ action: "events.requeue-bulk", result: "ok", requeued: 3 });
   });
 
   it("[console] a set that grew past the confirmed count changes nothing", async () => {

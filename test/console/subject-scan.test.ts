@@ -1,14 +1,15 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { scanMentions } from "@/db/mentions";
-import type { Actor } from "@/lib/auth/roles";
-import { getSubjectView } from "@/lib/ledger/subject";
+import type { Actor } from "@/lib/roles";
+import { getSubjectView } from "@/lib/console/subject";
 import { githubPush } from "@/test/fixtures/github-push";
 import { setupTestDb } from "../db";
 import { depsFor, post } from "../receiver/harness";
 import { signGithub, TEST_SECRETS } from "../sign";
 import { testSources } from "../sources";
 import { drain, testSettings } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "s1", email: "support@example.com", role: "support" };
@@ -33,9 +34,12 @@ describe("customer view: mentions the search index does not hold", () => {
   });
 
   it("[subjects] a subject no event mentions is said to be nowhere only after every stored event was read", async () => {
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, raw_body, headers)
-      select 'stripe', 'evt_none_' || g, 'invoice.paid', '{"customer_email":"someone@example.com"}', '{}'
-      from generate_series(1, 3) g`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, raw_body, headers",
+      sql`select 'stripe', 'evt_none_' || g, 'invoice.paid', '{"customer_email":"someone@example.com"}', '{}'
+      from generate_series(1, 3) g`,
+    );
     const v = await getSubjectView(db, support, { subject: "nobody@example.com" }, sourceOf);
     expect(v.events).toEqual([]);
     expect(v.scan).toMatchObject({ read: 3, complete: true });
@@ -44,18 +48,24 @@ describe("customer view: mentions the search index does not hold", () => {
   it("[subjects] raw bodies are read in bounded statements (heap blocks, then a byte budget), each event once; a time budget stops it, saying so", async () => {
     // 2,500 small bodies (more heap blocks than one statement reads), then 20 of 1 MB (more bytes than one reads);
     // the mention is in the first stored of each, which a scan from the end reads last.
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, raw_body, headers)
-      select 'stripe', 'evt_small_' || lpad(g::text, 5, '0'), 'invoice.paid',
+    await seedEvents(
+      db,
+      "source, event_id, event_type, raw_body, headers",
+      sql`select 'stripe', 'evt_small_' || lpad(g::text, 5, '0'), 'invoice.paid',
              json_build_object('customer_email', case when g = 1 then 'small@example.com' else 'other@example.com' end,
                                'description', repeat('lorem ipsum ', 60))::text,
              '{}'
-      from generate_series(1, 2500) g`);
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, raw_body, headers)
-      select 'stripe', 'evt_big_' || lpad(g::text, 2, '0'), 'invoice.paid',
+      from generate_series(1, 2500) g`,
+    );
+    await seedEvents(
+      db,
+      "source, event_id, event_type, raw_body, headers",
+      sql`select 'stripe', 'evt_big_' || lpad(g::text, 2, '0'), 'invoice.paid',
              json_build_object('customer_email', case when g = 1 then 'big@example.com' else 'other@example.com' end,
                                'description', repeat('x', 1000000))::text,
              '{}'
-      from generate_series(1, 20) g`);
+      from generate_series(1, 20) g`,
+    );
     const small = await scanMentions(db, "small@example.com");
     expect(small).toMatchObject({
       read: 2520,

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { bundleQueries } from "@/lib/ledger/dispute-bundle";
-import { entityCountWords, subjectEntityVersionWords } from "@/lib/ledger/entity-words";
-import { getSubjectView, subjectEventsQuery, subjectProbeQuery, subjectTransitionsQuery } from "@/lib/ledger/subject";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { bundleQueries } from "@/lib/console/dispute-bundle";
+import { entityCountWords, subjectEntityVersionWords } from "@/lib/console/entity-words";
+import { getSubjectView, subjectEventsQuery, subjectProbeQuery, subjectTransitionsQuery } from "@/lib/console/subject";
 import { shopifyOrder } from "@/test/fixtures/shopify";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
@@ -11,6 +11,7 @@ import { setupTestDb } from "../db";
 import { signShopify, signStripe, TEST_SECRETS } from "../sign";
 import { testSources } from "../sources";
 import { drain, query, testSettings } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support: Actor = { id: "u1", email: "support@example.com", role: "support" };
@@ -206,11 +207,14 @@ describe("the customer view", () => {
   });
 
   it("[subjects] is bounded to the newest 500 events and says how many more there are", async () => {
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at",
+      sql`
       select 'stripe', 'evt_many_' || g, 'customer.updated', '{}', '{}', '{}', 'settled', array['cus_ManyEvents001'],
              now() - g * interval '1 second'
-      from generate_series(1, 520) g`);
+      from generate_series(1, 520) g`,
+    );
     const v = await getSubjectView(db, support, { subject: "cus_ManyEvents001" }, sourceOf);
     expect([v.events.length, v.found, v.capped]).toEqual([500, 520, false]);
     expect(v.events[0]?.eventId).toBe("evt_many_1");
@@ -224,11 +228,14 @@ describe("the customer view's queries at scale", () => {
       "and key indexes, never a sequential scan; an id every row shares stops at the probe's cap",
     async () => {
       // 200,000 events (50,000 customers, 4 each), a delivery, an attempt and a timeline row each; then ANALYZE.
-      await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at)
+      await seedEvents(
+        db,
+        "source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at",
+        sql`
       select 'stripe', 'evt_seed_' || g, 'invoice.paid', jsonb_build_object('created', 1700000000 + g), '{}', '{}', 'settled',
              array['cus_Seed' || lpad((g % 50000)::text, 8, '0'), 'price_1SharedByAll0'], now() - g * interval '1 second'
-      from generate_series(1, 200000) g`);
+      from generate_series(1, 200000) g`,
+      );
       await db.execute(sql`
       insert into webhook_delivery (source, event_id, via, claimed)
       select 'stripe', 'evt_seed_' || g, 'provider', true from generate_series(1, 200000) g`);

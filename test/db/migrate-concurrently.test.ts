@@ -11,27 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf } from "@/db/client";
 import { migratePglite, migratePostgresFolder, MIGRATIONS_FOLDER } from "@/db/migrate";
 import { NO_TRANSACTION_MARKER, readMigrationSteps } from "@/db/migrate-steps";
-import { testDatabaseUrl } from "../db";
+import { sqlState } from "@/lib/errors";
+import { seedEventsAt } from "@/test/seed-events";
+import { scratchDatabase } from "../db";
 
-const base = new URL(testDatabaseUrl());
-const admin = postgres(base.toString(), { max: 1, onnotice: () => {} });
-const databases: string[] = [];
 const tempDirs: string[] = [];
 
-afterAll(async () => {
-  for (const name of databases) await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
+afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function freshDatabase(suffix: string): Promise<string> {
-  const name = `${base.pathname.slice(1)}_${suffix}`;
-  await admin.unsafe(`create database ${name}`);
-  databases.push(name);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const freshDatabase = scratchDatabase;
 
 function connect(url: string): Sql {
   return postgres(url, { max: 1, onnotice: () => {} });
@@ -424,19 +414,22 @@ describe("migrator on PostgreSQL", () => {
     await migratePostgresFolder(url, migrationsUpTo("0025_delivery_key"));
     const db = connect(url);
     try {
-      await db`
-        insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key)
-        values ('shop-eu', 'e-1:orders/create', 'orders/create', '{}', '{"x-shopify-topic":"orders/create"}', 'aa', true),
-               ('shop-eu', 'e-2:products/update', 'products/update', '{}', '{"shopify-topic":"products/update"}', 'ab', true),
-               ('gh', 'g-1', 'issues.opened', '{}', '{"x-github-event":"issues"}', 'bb', true),
-               ('shopify', 's-old', 'orders/paid', '{}', '{"x-shopify-topic":"orders/paid"}', 'cc', null),
-               ('github', 'g-old', 'push', '{}', '{"x-github-event":"push"}', 'dd', null),
-               ('stripe', 'evt_1', 'invoice.paid', '{}', '{}', 'ee', null)`;
+      await seedEventsAt(
+        url,
+        "source, event_id, event_type, raw_body, headers, body_sha256, body_is_key",
+        dsql`values ('shop-eu', 'e-1:orders/create', 'orders/create', '{}', '{"x-shopify-topic":"orders/create"}', 'aa', true),
+                    ('shop-eu', 'e-2:products/update', 'products/update', '{}', '{"shopify-topic":"products/update"}', 'ab', true),
+                    ('gh', 'g-1', 'issues.opened', '{}', '{"x-github-event":"issues"}', 'bb', true),
+                    ('shopify', 's-old', 'orders/paid', '{}', '{"x-shopify-topic":"orders/paid"}', 'cc', null),
+                    ('github', 'g-old', 'push', '{}', '{"x-github-event":"push"}', 'dd', null),
+                    ('stripe', 'evt_1', 'invoice.paid', '{}', '{}', 'ee', null)`,
+      );
       await db`insert into webhook_tombstone (source, event_id, received_at, body_sha256, body_key)
                values ('shop-eu', 'e-0:orders/create', now(), '\xaa', true)`;
       await db`insert into webhook_delivery (source, event_id, via, claimed) values ('shop-eu', 'e-1:orders/create', 'provider', true)`;
 
-      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0025_delivery_key"));
+      // Up to 0026 alone: its re-run below is of a start interrupted within it, before any later view.
+      expect(await migratePostgresFolder(url, migrationsUpTo("0026_body_key_scope"))).toEqual(["0026_body_key_scope"]);
       const keys = async () => [
         ...(await db`select source, event_id, body_is_key as key, body_scope as scope from webhook_event order by source, event_id`),
       ];
@@ -462,18 +455,100 @@ describe("migrator on PostgreSQL", () => {
       for (const statement of step!.statements) await db.unsafe(statement);
       expect(await keys()).toEqual(expected);
 
-      // The key: the same body on another topic is another event; on its own topic a duplicate. The view's writes
-      // carry the scope, and default it to the whole source.
-      await db`insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key, body_scope)
-               values ('shop-eu', 'e-1:orders/paid', 'orders/paid', '{}', '{}', 'aa', true, 'orders/paid')`;
-      await expect(
-        db`insert into webhook_event (source, event_id, event_type, raw_body, headers, body_sha256, body_is_key, body_scope)
-           values ('shop-eu', 'e-9:orders/create', 'orders/create', '{}', '{}', 'aa', true, 'orders/create')`,
-      ).rejects.toMatchObject({ code: "23505" });
-      await db`insert into webhook_event (source, event_id, event_type, raw_body, headers) values ('stripe', 'evt_2', 't', '{}', '{}')`;
+      // The key: the same body on another topic is another event; on its own topic a duplicate. The scope defaults
+      // to the whole source.
+      const plain = "source, event_id, event_type, raw_body, headers";
+      const keyed = `${plain}, body_sha256, body_is_key, body_scope`;
+      await seedEventsAt(
+        url,
+        keyed,
+        dsql`values ('shop-eu', 'e-1:orders/paid', 'orders/paid', '{}', '{}', 'aa', true, 'orders/paid')`,
+      );
+      const duplicate = await seedEventsAt(
+        url,
+        keyed,
+        dsql`values ('shop-eu', 'e-9:orders/create', 'orders/create', '{}', '{}', 'aa', true, 'orders/create')`,
+      ).catch((err: unknown) => err);
+      expect(sqlState(duplicate)).toBe("23505");
+      await seedEventsAt(url, plain, dsql`values ('stripe', 'evt_2', 't', '{}', '{}')`);
       expect([...(await db`select body_scope from webhook_event_body where event_id = 'evt_2'`)]).toEqual([
         { body_scope: "" },
       ]);
+      expect(await migratePostgresFolder(url, MIGRATIONS_FOLDER)).toEqual(tagsAfter("0026_body_key_scope"));
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("[migrate] 0028 marks test events: existing rows are not tests, the view reads the marker; re-runnable", async () => {
+    const url = await freshDatabase("cc_test_events");
+    await migratePostgresFolder(url, migrationsUpTo("0026_body_key_scope"));
+    const db = connect(url);
+    const columns = "source, event_id, event_type, raw_body, headers";
+    try {
+      await seedEventsAt(url, columns, dsql`values ('stripe', 'evt_before', 'invoice.paid', '{}', '{}')`);
+      expect(await migratePostgresFolder(url, migrationsUpTo("0028_test_events"))).toEqual([
+        "0027_forwarding",
+        "0028_test_events",
+      ]);
+      const tests = async () => [...(await db`select event_id, test from webhook_event order by event_id`)];
+      expect(await tests()).toEqual([{ event_id: "evt_before", test: false }]);
+      expect((await indexesOf(db, "webhook_event_body")).webhook_event_test_idx).toBe(
+        "btree (source, event_id) WHERE test",
+      );
+      const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0028_test_events");
+      for (const statement of step!.statements) await db.unsafe(statement);
+      // The marker defaults to false, and the view reads what the body holds.
+      await seedEventsAt(url, `${columns}, test`, dsql`values ('stripe', 'evt_test', 't', '{}', '{}', true)`);
+      await seedEventsAt(url, columns, dsql`values ('stripe', 'evt_plain', 't', '{}', '{}')`);
+      await db`update webhook_event_body set test = true where event_id = 'evt_before'`;
+      expect(await tests()).toEqual([
+        { event_id: "evt_before", test: true },
+        { event_id: "evt_plain", test: false },
+        { event_id: "evt_test", test: true },
+      ]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("[migrate] 0030 leaves the webhook_event view read-only, its rows as they were, and drops what nothing uses; re-runnable", async () => {
+    const url = await freshDatabase("cc_drop_unused");
+    await migratePostgresFolder(url, migrationsUpTo("0029_attempt_error_detail"));
+    const db = connect(url);
+    const objects = async () =>
+      (
+        await db<{ triggers: number; functions: number; relations: string[] }[]>`
+          select (select count(*)::int from pg_trigger where tgrelid = 'webhook_event'::regclass) as triggers,
+                 (select count(*)::int from pg_proc where proname = 'webhook_event_write') as functions,
+                 array(select relname::text from pg_class
+                       where relname in ('subject_term_epoch', 'delivery_minute', 'delivery_rollup') order by 1) as relations`
+      )[0];
+    try {
+      await seedEventsAt(
+        url,
+        "source, event_id, event_type, raw_body, headers, status, subject_ids",
+        dsql`values ('stripe', 'evt_kept', 'invoice.paid', '{}', '{}', 'settled', '{cus_Kept0001}')`,
+      );
+      const before = await db`select * from webhook_event order by source, event_id`;
+      expect(await objects()).toEqual({
+        triggers: 1,
+        functions: 1,
+        relations: ["delivery_minute", "delivery_rollup", "subject_term_epoch"],
+      });
+
+      expect(await migratePostgresFolder(url, migrationsUpTo("0030_drop_unused"))).toEqual(["0030_drop_unused"]);
+      const after = { triggers: 0, functions: 0, relations: [] };
+      expect(await objects()).toEqual(after);
+      expect(await db`select * from webhook_event order by source, event_id`).toEqual(before);
+      await expect(
+        db`insert into webhook_event (source, event_id, event_type, raw_body, headers) values ('stripe', 'e', 't', '{}', '{}')`,
+      ).rejects.toMatchObject({ code: "55000" });
+
+      // Interrupted anywhere, the next start runs every statement again: each is a no-op once applied.
+      const [step] = readMigrationSteps(MIGRATIONS_FOLDER).filter((m) => m.tag === "0030_drop_unused");
+      for (const statement of step!.statements) await db.unsafe(statement);
+      expect(await objects()).toEqual(after);
     } finally {
       await db.end();
     }
@@ -520,8 +595,10 @@ describe("claims during an index build on a seeded ledger", () => {
   beforeAll(async () => {
     url = await freshDatabase("cc_seeded");
     const name = new URL(url).pathname.slice(1);
-    await admin.unsafe(`alter database ${name} set max_parallel_maintenance_workers = 0`);
-    await admin.unsafe(`alter database ${name} set maintenance_work_mem = '1MB'`);
+    const owner = connect(url);
+    await owner.unsafe(`alter database ${name} set max_parallel_maintenance_workers = 0`);
+    await owner.unsafe(`alter database ${name} set maintenance_work_mem = '1MB'`);
+    await owner.end();
     await migratePostgresFolder(url, migrationsUpTo("0003_replay"));
     monitor = connect(url);
     claimer = connect(url);

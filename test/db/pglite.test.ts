@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf, type DbHandle } from "@/db/client";
 import { migratePglite } from "@/db/migrate";
 import { claimOne } from "@/test/claim";
-import { requeueEvent } from "@/lib/ledger/requeue";
+import { requeueEvent } from "@/lib/console/requeue";
 import { createWorker } from "@/lib/worker/run";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { testSettings } from "../worker/helpers";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { QUICKSTART_WORKER_ENV } from "@/lib/demo/demo-file";
+import { QUICKSTART_TUNING } from "@/lib/demo/demo-file";
 import { signDelivery } from "@/lib/demo/sign";
 import { demoTraffic } from "@/lib/demo/traffic";
 import { receiveWebhook } from "@/lib/receiver/receive";
@@ -131,7 +131,7 @@ describe("demo traffic", () => {
     const dead = demoTraffic().filter((d) => d.note.includes("fails until dead")).length;
     expect(quick).toContain(`${words[dead]} events no handler can read`);
     expect(quick).toContain("dead at its first attempt");
-    expect(quick).toContain(`WORKER_MAX_ATTEMPTS=${QUICKSTART_WORKER_ENV.WORKER_MAX_ATTEMPTS}`);
+    expect(quick).toContain(`${QUICKSTART_TUNING.WORKER_MAX_ATTEMPTS} attempts`);
     expect(quick).toContain("one of them delivered twice");
     expect(quick).not.toContain("one event that fails until it is dead");
   });

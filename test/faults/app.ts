@@ -44,7 +44,8 @@ export async function startApp(
   const inspectorUrl = opts.inspect
     ? (await proc.waitForLine(/Debugger listening on (ws:\/\/\S+)/, 30_000))[1]
     : undefined;
-  await proc.waitForLine(/\[receiver\] listening on/, 30_000);
+  // A start on a busy machine (two cores shared with the other tiers) can take most of a minute.
+  await proc.waitForLine(/\[receiver\] listening on/, 90_000);
   const url = `http://127.0.0.1:${p}`;
   await waitForHttp(`${url}/api/health`, { timeoutMs: 15_000, expectStatus: [200, 503] });
   return {

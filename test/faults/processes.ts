@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
+import { childEnv } from "../tuning";
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (bound to 0, then released). */
 export async function freePort(): Promise<number> {
@@ -68,7 +69,7 @@ export function spawnProcess(cmd: string, args: string[] = [], opts: SpawnOption
   // The child's lifecycle lines ("listening on", "started:") are what tests wait for: info, whatever the
   // test process's NODE_ENV=test would make the logger's default.
   const base = { ...(opts.inheritEnv === false ? {} : process.env), LOG_LEVEL: "info" };
-  for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(childEnv({ ...base, ...opts.env }))) if (v !== undefined) env[k] = v;
   const child: ChildProcess = spawn(cmd, args, {
     cwd: opts.cwd,
     env: env as NodeJS.ProcessEnv,

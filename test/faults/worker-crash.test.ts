@@ -7,6 +7,7 @@ import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import { query } from "../worker/helpers";
+import { childEnv } from "../tuning";
 
 const { db } = setupTestDb();
 // A worker left running by a failed or timed-out test would go on draining later files' events: none is.
@@ -22,7 +23,7 @@ function startWorker(extraEnv: Record<string, string> = {}): {
   exited: Promise<number | null>;
 } {
   const child = spawn(process.execPath, workerNodeArgs(), {
-    env: {
+    env: childEnv({
       ...process.env,
       DATABASE_URL: testDatabaseUrl(),
       WORKER_LEASE_MS: "1500",
@@ -35,7 +36,7 @@ function startWorker(extraEnv: Record<string, string> = {}): {
       // "started:" is an info line; under vitest's NODE_ENV=test the logger would default to warn.
       LOG_LEVEL: "info",
       ...extraEnv,
-    },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.add(child);
@@ -143,5 +144,5 @@ describe("crash safety", () => {
       sql`select count(*)::int as n from webhook_attempt where outcome = 'failed'`,
     );
     console.log(`[crash] ${failed?.n} attempts lost to kills, all retried`);
-  }, 180_000);
+  }, 300_000); // thirteen worker processes start one after another: each start is seconds on a busy machine
 });

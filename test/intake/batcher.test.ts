@@ -73,11 +73,12 @@ describe("ClaimBatcher", () => {
     const held = new Promise<void>((r) => (release = r));
     let inserted!: () => void;
     const ready = new Promise<void>((r) => (inserted = r));
-    // Another transaction has inserted evt_locked and not committed: a claim of it must wait for that one.
+    // Another transaction has inserted evt_locked's body row (the claim's lock) and not committed: a claim of it
+    // must wait for that one.
     const blocker = other
       .begin(async (tx) => {
-        await tx`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
-                 values ('stripe', 'evt_locked', 'invoice.paid', '{}', '{}', '{}')`;
+        await tx`insert into webhook_event_body (source, event_id, raw_body, headers)
+                 values ('stripe', 'evt_locked', '{}', '{}')`;
         inserted();
         await held;
         throw new Error("roll back");
@@ -133,7 +134,7 @@ describe("ClaimBatcher", () => {
   });
 
   describe("bounded in time and memory", () => {
-    /** Another transaction holds evt_locked uncommitted, so a claim of it waits on the row lock. */
+    /** Another transaction holds evt_locked's body row uncommitted, so a claim of it waits on the row lock. */
     async function holdLock(eventId: string) {
       const other = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
       let release!: () => void;
@@ -142,8 +143,8 @@ describe("ClaimBatcher", () => {
       const ready = new Promise<void>((r) => (inserted = r));
       const tx = other
         .begin(async (t) => {
-          await t`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
-                  values ('stripe', ${eventId}, 'invoice.paid', '{}', '{}', '{}')`;
+          await t`insert into webhook_event_body (source, event_id, raw_body, headers)
+                  values ('stripe', ${eventId}, '{}', '{}')`;
           inserted();
           await held;
           throw new Error("roll back");

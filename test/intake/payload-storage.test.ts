@@ -3,11 +3,12 @@ import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import type { ClaimInput } from "@/lib/intake/claim";
 import { describeError, isDataError } from "@/lib/errors";
-import { getEventDetail } from "@/lib/ledger/event-detail";
+import { getEventDetail } from "@/lib/console/event-detail";
 import { leaseDue } from "@/lib/ledger/lease";
-import { subjectEvents } from "@/lib/ledger/subject";
+import { subjectEvents } from "@/lib/console/subject";
 import { claimOne } from "@/test/claim";
 import { setupTestDb } from "../db";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 
@@ -80,8 +81,11 @@ describe("one stored copy of a payload", () => {
   });
 
   it("[ledger] a row claimed before the copy became optional keeps it, and readers still prefer it", async () => {
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers)
-      values ('stripe', 'evt_old', 'invoice.paid', '{"id":"evt_old","from":"copy"}', '{"id":"evt_old","from":"raw"}', '{}')`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers",
+      sql`values ('stripe', 'evt_old', 'invoice.paid', '{"id":"evt_old","from":"copy"}', '{"id":"evt_old","from":"raw"}', '{}')`,
+    );
     const [leased] = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 10 });
     expect(leased?.payload).toEqual({ id: "evt_old", from: "copy" });
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { curlCommand, heredocDelimiter, shellQuote } from "@/lib/ledger/curl";
+import { curlCommand, heredocDelimiter, shellQuote } from "@/lib/console/curl";
 import { originOf } from "@/lib/server/public-origin";
 
 const dir = mkdtempSync(join(tmpdir(), "ledger-curl-"));

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { deliverySeriesQuery, getDeliverySeries } from "@/lib/ledger/delivery-series";
+import { ForbiddenError, type Actor } from "@/lib/roles";
+import { deliverySeriesQuery, getDeliverySeries } from "@/lib/console/delivery-series";
 import { setupTestDb } from "../db";
 
 const { db } = setupTestDb();

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/roles";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { timelineVersionWords } from "@/lib/ledger/entity-words";
+import type { Actor } from "@/lib/roles";
+import { getEntityTimeline } from "@/lib/console/entity-timeline";
+import { timelineVersionWords } from "@/lib/console/entity-words";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { depsFor, post } from "../receiver/harness";
 import { setupTestDb } from "../db";
@@ -110,7 +110,8 @@ describe("the entity timeline", () => {
 
   it("[console] a pruned event's timeline row says it is no longer in the ledger; a waiting one is pending", async () => {
     await threeInvoices();
-    await db.execute(sql`delete from webhook_event where event_id = 'evt_inv0'`);
+    await db.execute(sql`delete from webhook_event_state where event_id = 'evt_inv0'`);
+    await db.execute(sql`delete from webhook_event_body where event_id = 'evt_inv0'`);
     const t = await getEntityTimeline(db, support, { source: "stripe", entityType: "customer", entityId: customer });
     expect(t.entries.find((e) => e.eventId === "evt_inv0")).toMatchObject({ inLedger: false, eventType: null });
     expect(t.entries.filter((e) => e.inLedger)).toHaveLength(2);

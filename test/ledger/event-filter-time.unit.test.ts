@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EventFilter } from "@/lib/ledger/event-filter";
+import { EventFilter } from "@/lib/console/event-filter";
 
 describe("[events] the filter's times are typed in UTC on a 24-hour clock", () => {
   it("reads '2026-11-29 18:30' as 18:30 UTC, whatever the server's zone", () => {

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { handlerLookup } from "@/lib/handlers/registry";
 import { leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
-import { listEvents } from "@/lib/ledger/list-events";
+import { listEvents } from "@/lib/console/list-events";
 import { processLeased } from "@/lib/ledger/process";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { ConflictError } from "@/lib/errors";
 import { handlerLookup } from "@/lib/handlers/registry";
 import {
@@ -9,12 +9,13 @@ import {
   failurePattern as pattern,
   getFailureDetails,
   listFailureGroups,
-} from "@/lib/ledger/failure-groups";
-import { requeueEvent } from "@/lib/ledger/requeue";
-import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
+} from "@/lib/console/failure-groups";
+import { requeueEvent } from "@/lib/console/requeue";
+import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const ops: Actor = { id: "u-ops", email: "ops@example.com", role: "ops" };
@@ -30,12 +31,17 @@ interface Seed {
 }
 
 async function seed(events: Seed[]) {
+  // One "now" for every row: each row is its own statement, and on a busy machine statements are a second apart.
+  const now = new Date().toISOString();
   for (const e of events)
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error,
-                                 outcome, received_at, leased_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, attempts, last_error, outcome, received_at, leased_at",
+      sql`
       values ('stripe', ${e.id}, ${e.type ?? "invoice.paid"}, '{}'::jsonb, '{}', '{}'::jsonb, ${e.status ?? "dead"}, 2,
-              ${e.error}, 'failed', now() - ${e.ago} * interval '1 second', now() - ${e.ago - 1} * interval '1 second')`);
+              ${e.error}, 'failed', ${now}::timestamptz - ${e.ago} * interval '1 second',
+              ${now}::timestamptz - ${e.ago - 1} * interval '1 second')`,
+    );
 }
 
 describe("failure groups", () => {
@@ -74,7 +80,7 @@ describe("failure groups", () => {
       count: 3,
       exampleEventIds: ["evt_3", "evt_2", "evt_1"],
     });
-    // Seen when their last attempts started: 49 s and 29 s ago (each seed row is its own statement: ms apart).
+    // Seen when their last attempts started: 49 s and 29 s ago.
     expect(Math.round((groups[0]!.lastSeen.getTime() - groups[0]!.firstSeen.getTime()) / 1000)).toBe(20);
     expect(groups.slice(1).map((g) => [g.eventType, g.errorKind, g.pattern, g.count])).toEqual([
       ["invoice.paid", "transient", "timeout after # ms", 1],
@@ -139,11 +145,14 @@ describe("failure groups", () => {
   });
 
   it("[ledger] reads at most the newest 5,000 events of the status and says it is capped", async () => {
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, last_error, received_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, last_error, received_at",
+      sql`
       select 'stripe', 'evt_bulk_' || n, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'dead',
              'permanent: Invoice in_' || n || ' unreadable', now() - n * interval '1 second'
-      from generate_series(1, ${FAILURE_GROUP_SCAN_CAP + 3}) n`);
+      from generate_series(1, ${FAILURE_GROUP_SCAN_CAP + 3}) n`,
+    );
     const result = await listFailureGroups(db, support, {});
     expect(result).toMatchObject({ capped: true, scanned: FAILURE_GROUP_SCAN_CAP, totalGroups: 1 });
     expect(result.groups[0]).toMatchObject({
@@ -202,7 +211,7 @@ describe("failure groups", () => {
 
   it("[ledger] the dead list's details: kind, attempts since the budget restarted, last attempt", async () => {
     await seed([{ id: "evt_x", error: "permanent: boom", ago: 5 }]);
-    await db.execute(sql`update webhook_event set attempts = 11, attempts_base = 8 where event_id = 'evt_x'`);
+    await db.execute(sql`update webhook_event_state set attempts = 11, attempts_base = 8 where event_id = 'evt_x'`);
     const detail = await getFailureDetails(db, support, [{ source: "stripe", eventId: "evt_x" }]);
     expect(detail({ source: "stripe", eventId: "evt_x" })).toMatchObject({ errorKind: "permanent", attemptsUsed: 3 });
     expect(detail({ source: "stripe", eventId: "evt_x" })!.lastAttemptAt).toBeInstanceOf(Date);

@@ -1,20 +1,24 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/roles";
-import { FAILING_SAMPLE, getFailingTypes, getStatusCounts, STATUS_COUNT_CAP } from "@/lib/ledger/overview";
-import { BULK_REQUEUE_MAX, countRequeueable } from "@/lib/ledger/requeue-matching";
+import type { Actor } from "@/lib/roles";
+import { FAILING_SAMPLE, getFailingTypes, getStatusCounts, STATUS_COUNT_CAP } from "@/lib/console/overview";
+import { BULK_REQUEUE_MAX, countRequeueable } from "@/lib/console/requeue-matching";
 import { setupTestDb } from "../db";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const ops: Actor = { id: "o1", email: "ops@example.com", role: "ops" };
 
 /** `n` bare ledger rows of one status and type, received `minutesAgo` apart from now backwards. */
 async function rows(n: number, status: string, type: string, from = 0) {
-  await db.execute(sql`
-    insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at)
+  await seedEvents(
+    db,
+    "source, event_id, event_type, payload, raw_body, headers, status, received_at",
+    sql`
     select 'stripe', ${`${status}_${type}_`} || g, ${type}, '{}'::jsonb, '{}', '{}'::jsonb, ${status},
            now() - (${from}::int + g) * interval '1 second'
-    from generate_series(1, ${n}) g`);
+    from generate_series(1, ${n}) g`,
+  );
 }
 
 describe("overview counts on a large ledger", () => {

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { ConflictError } from "@/lib/errors";
-import { getEventDetail } from "@/lib/ledger/event-detail";
-import { listEvents } from "@/lib/ledger/list-events";
-import { resolveDeadEvents } from "@/lib/ledger/resolve-dead";
+import { getEventDetail } from "@/lib/console/event-detail";
+import { listEvents } from "@/lib/console/list-events";
+import { resolveDeadEvents } from "@/lib/console/resolve-dead";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, query } from "../worker/helpers";
@@ -18,9 +18,9 @@ const key = (eventId: string) => ({ source: "stripe", eventId });
 async function seed() {
   for (const id of ["evt_d1", "evt_d2", "evt_f1"])
     await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id, invoiceId: `in_1${id}0000` }));
-  await db.execute(sql`update webhook_event set status = 'dead', attempts = 8, last_error = 'permanent: no customer',
+  await db.execute(sql`update webhook_event_state set status = 'dead', attempts = 8, last_error = 'permanent: no customer',
                        outcome = 'failed' where event_id in ('evt_d1', 'evt_d2')`);
-  await db.execute(sql`update webhook_event set status = 'failed', attempts = 2 where event_id = 'evt_f1'`);
+  await db.execute(sql`update webhook_event_state set status = 'failed', attempts = 2 where event_id = 'evt_f1'`);
 }
 
 const rows = () =>

@@ -4,8 +4,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /**
- * Every state-changing verb the console reaches goes through audited() (lib/auth/audited.ts), or writes its audit
- * row itself with writeAudit() (lib/audit.ts) where there is no signed-in actor (the first-admin setup link).
+ * Every state-changing verb the console reaches goes through audited() (lib/audit/audited.ts), or writes its audit
+ * row itself with writeAudit() (lib/audit/write.ts) where there is no signed-in actor (the first-admin setup link).
  * No lint rule sees that, so this reads the code: each lib/ function a server action (`"use server"` files in
  * app/) imports is a read by its name (list*, get*, count*, preview*), an exception listed below with its
  * reason, or a function whose body calls audited()/writeAudit(), directly or through lib/ functions it calls.
@@ -15,11 +15,11 @@ import { describe, expect, it } from "vitest";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const READ = /^(list|get|count|preview)[A-Z]/;
-const SINKS: Record<string, string> = { audited: "lib/auth/audited.ts", writeAudit: "lib/audit.ts" };
-const NOT_FOLLOWED = new Set(["lib/auth/audited.ts#requirePermission"]);
+const SINKS: Record<string, string> = { audited: "lib/audit/audited.ts", writeAudit: "lib/audit/write.ts" };
+const NOT_FOLLOWED = new Set(["lib/audit/audited.ts#requirePermission"]);
 /** Imported by a server action, changes nothing, and is not named as a read: why each needs no audit row. */
 const EXCEPTIONS: Record<string, string> = {
-  "lib/auth/audited.ts#requirePermission":
+  "lib/audit/audited.ts#requirePermission":
     "the role check on its own (replays/actions.ts checks before parsing input); it writes the refusal's audit row " +
     "itself, and the verb it guards (launchReplay, cancelReplayRun, resumeReplay) is audited",
   "lib/worker/settings.ts#workerSettingsFromEnv":
@@ -29,6 +29,7 @@ const EXCEPTIONS: Record<string, string> = {
   "lib/format/words.ts#plural": "pure: a count with its noun in the right number, for an action's message",
   "lib/retention/erase-verify.ts#remainingWords":
     "pure: the words for where an erased subject's copies remain, for the erasure page's message",
+  "lib/replay/form.ts#parseUtcDateTime": "pure: a form's date and time read as UTC, for the forward replay's window",
   "lib/replay/runs.ts#replayInputFromPreview":
     "pure: the real run's input read off a finished preview row the action already fetched",
 };
@@ -265,8 +266,8 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { auditLog } from "@/db/schema";
-import { audited, requirePermission } from "@/lib/auth/audited";
-import type { Actor } from "@/lib/auth/roles";
+import { audited, requirePermission } from "@/lib/audit/audited";
+import type { Actor } from "@/lib/roles";
 
 const entry = { action: "fixture", target: "fixture" };
 export const FixtureInput = z.object({ id: z.number() });

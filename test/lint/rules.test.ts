@@ -144,7 +144,7 @@ describe("lint: db/ imports nothing from lib/", () => {
     );
     await expectFires(
       "db/__fixture__.ts",
-      'import type { Actor } from "@/lib/auth/roles";\nexport type A = Actor;\n',
+      'import type { Actor } from "@/lib/roles";\nexport type A = Actor;\n',
       "no-restricted-imports",
     );
   });
@@ -160,7 +160,7 @@ describe("lint: db/ imports nothing from lib/", () => {
     );
     await expectFires(
       "db/index.ts",
-      'import { writeAudit } from "@/lib/audit";\nexport const w = writeAudit;\n',
+      'import { writeAudit } from "@/lib/audit/write";\nexport const w = writeAudit;\n',
       "no-restricted-imports",
       /nothing else/,
     );
@@ -214,7 +214,7 @@ describe("lint: lib/'s layers (boundaries)", () => {
     );
     await expectFires(
       "lib/handlers/__fixture__.ts",
-      'import { audited } from "@/lib/auth/audited";\nexport const a = audited;\n',
+      'import { audited } from "@/lib/audit/audited";\nexport const a = audited;\n',
       layer,
     );
   });
@@ -254,11 +254,11 @@ describe("lint: lib/'s layers (boundaries)", () => {
     );
   });
 
-  it("treats lib/audit.ts as part of auth: it may use the roles, not the ledger", async () => {
-    await expectClean("lib/audit.ts", 'import { authorize } from "@/lib/auth/roles";\nexport const a = authorize;\n');
+  it("treats lib/audit/write.ts as part of auth: it may use the roles, not the ledger", async () => {
+    await expectClean("lib/audit/write.ts", 'import { authorize } from "@/lib/roles";\nexport const a = authorize;\n');
     await expectFires(
-      "lib/audit.ts",
-      'import { requeueEvent } from "@/lib/ledger/requeue";\nexport const r = requeueEvent;\n',
+      "lib/audit/write.ts",
+      'import { requeueEvent } from "@/lib/console/requeue";\nexport const r = requeueEvent;\n',
       layer,
     );
   });
@@ -282,8 +282,8 @@ describe("lint: lib/'s layers (boundaries)", () => {
         'import { sql } from "drizzle-orm";',
         'import { z } from "zod";',
         'import { getDb } from "@/db";',
-        'import { authorize } from "@/lib/auth/roles";',
-        'import { writeAudit } from "@/lib/audit";',
+        'import { authorize } from "@/lib/roles";',
+        'import { writeAudit } from "@/lib/audit/write";',
         'import { describeError } from "@/lib/errors";',
         'import { applyBatch } from "@/lib/handlers/dispatch";',
         'import { PROVIDERS } from "@/lib/providers";',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, type DbHandle } from "@/db/client";
 import { checkReadiness, type WorkerProbe } from "@/lib/health";
 import { createWorker } from "@/lib/worker/run";
-import { setupTestDb, testDatabaseUrl } from "../db";
+import { scratchDatabase, setupTestDb } from "../db";
 import { testSettings } from "../worker/helpers";
 import { startOpsServer } from "./helpers";
 
@@ -23,21 +23,14 @@ async function closedPort(): Promise<number> {
 }
 
 // A database on the same server with no migration applied.
-const EMPTY = `ledger_ops_empty_${process.pid}`;
-let admin: postgres.Sql;
+let emptyUrl: string;
 let empty: DbHandle;
 beforeAll(async () => {
-  const url = new URL(testDatabaseUrl());
-  admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists ${EMPTY}`);
-  await admin.unsafe(`create database ${EMPTY}`);
-  url.pathname = `/${EMPTY}`;
-  empty = connectPostgres(url.toString(), { max: 1 });
+  emptyUrl = await scratchDatabase("ops_empty");
+  empty = connectPostgres(emptyUrl, { max: 1 });
 });
 afterAll(async () => {
   await empty.close();
-  await admin.unsafe(`drop database if exists ${EMPTY} with (force)`);
-  await admin.end();
 });
 
 const get = async (url: string) => {
@@ -95,9 +88,7 @@ describe("/api/health: live and ready", () => {
     expect(none.checks.migrations.detail).toMatch(/^none of \d+ applied$/);
 
     // Only the first migration recorded: the journal has more.
-    const url = new URL(testDatabaseUrl());
-    url.pathname = `/${EMPTY}`;
-    const raw = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    const raw = postgres(emptyUrl, { max: 1, onnotice: () => {} });
     try {
       await raw.unsafe(`create schema if not exists drizzle`);
       await raw.unsafe(

@@ -153,8 +153,8 @@ describe("structured logs", () => {
     try {
       await sleep(100); // the loop found nothing and sleeps until woken
       await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_batch_fast" }));
-      const fast = await worker.processClaimed({ source: "stripe", eventId: "evt_batch_fast" });
-      expect(fast?.outcome).toBeDefined();
+      worker.wake();
+      for (let i = 0; i < 100 && records().filter((r) => r.msg === "batch settled").length < 1; i++) await sleep(20);
       await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_batch_2", subscriptionId: "sub_b2" }));
       await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_batch_3", subscriptionId: "sub_b3" }));
       worker.wake();
@@ -163,10 +163,7 @@ describe("structured logs", () => {
       await worker.stop();
     }
     const batches = records().filter((r) => r.msg === "batch settled");
-    expect(batches.map((b) => [b.path, b.count])).toEqual([
-      ["fast_path", 1],
-      ["batch", 2],
-    ]);
+    expect(batches.map((b) => b.count)).toEqual([1, 2]);
     for (const b of batches) {
       const outcomes = b.outcomes as Record<string, number>;
       expect(Object.values(outcomes).reduce((a, n) => a + n, 0)).toBe(b.count);
@@ -176,8 +173,7 @@ describe("structured logs", () => {
     const m = parseExposition((await metrics.render()).body);
     const attempts = m.filter((s) => s.name === "webhook_attempts_total").reduce((a, s) => a + s.value, 0);
     expect(attempts).toBe(3);
-    expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "fast_path" })).toBe(1);
-    expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "batch" })).toBe(1);
+    expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "batch" })).toBe(2);
   });
 
   it("[ops] the process logger: info to stdout, warnings to stderr, as JSON unless asked for pretty", async () => {
@@ -209,7 +205,7 @@ describe("structured logs", () => {
 
     const debug = await run({ NODE_ENV: "production", LOG_LEVEL: "debug" });
     expect(debug.stdout).toContain("not at the default level");
-    const pretty = await run({ NODE_ENV: "production", LOG_FORMAT: "pretty" });
+    const pretty = await run({ NODE_ENV: "production", LEDGER_TUNING: JSON.stringify({ LOG_FORMAT: "pretty" }) });
     expect(pretty.stdout).toMatch(/INFO.*\[receiver\] listening on/);
     expect(() => JSON.parse(pretty.stdout.split("\n")[0]!) as unknown).toThrow();
 

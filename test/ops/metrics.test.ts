@@ -6,6 +6,7 @@ import { setupTestDb } from "../db";
 import { nowSeconds, signSlack, signStripe, TEST_SECRETS, type Delivery } from "../sign";
 import { testSource, testSources } from "../sources";
 import { parseExposition, scrape, startOpsServer, valueOf } from "./helpers";
+import { seedEvents } from "@/test/seed-events";
 
 // GET /metrics on the node:http server `npm start` and `npm run receiver` run, after real deliveries over loopback.
 const { db } = setupTestDb();
@@ -44,13 +45,16 @@ describe("GET /metrics", () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 401, 401, 413, 400, 200, 503, 404, 404]);
     // A backlog with an old event in it: one claimed an hour ago, one failed, one in a worker's hands.
     await db.execute(
-      sql`update webhook_event set received_at = now() - interval '1 hour' where event_id = 'evt_metrics_1'`,
+      sql`update webhook_event_state set received_at = now() - interval '1 hour' where event_id = 'evt_metrics_1'`,
     );
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, lease_expires_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, lease_expires_at",
+      sql`
       values ('stripe', 'evt_failed', 'x', '{}', '{}', '{}', 'failed', null),
              ('stripe', 'evt_leased', 'x', '{}', '{}', '{}', 'processing', now() + interval '30 seconds'),
-             ('stripe', 'evt_done', 'x', '{}', '{}', '{}', 'settled', null)`);
+             ('stripe', 'evt_done', 'x', '{}', '{}', '{}', 'settled', null)`,
+    );
 
     const res = await scrape(server.url, TOKEN);
     expect(res.status).toBe(200);

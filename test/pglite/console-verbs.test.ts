@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf, type DbHandle } from "@/db/client";
 import { migratePglite } from "@/db/migrate";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { checkReadiness } from "@/lib/health";
 import { createSourceDirectory } from "@/lib/sources/directory";
 import { addSourceSecret, createSource, expireSourceSecret, setSourceState } from "@/lib/sources/manage";

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILT_IN_HANDLERS, handlerLookup } from "@/lib/handlers/registry";
-import { getEventDetail } from "@/lib/ledger/event-detail";
+import { getEventDetail } from "@/lib/console/event-detail";
 import { PROVIDERS } from "@/lib/providers";
 import { setupTestDb } from "../db";
 import { signGithub, signShopify, TEST_SECRETS, type Delivery } from "../sign";

@@ -26,12 +26,15 @@ afterEach(async () => {
 const unsigned = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
 describe("the replay token", () => {
-  it("[receiver] a replay token shorter than 32 characters, or a REPLAY_TOKENS entry without a source, is refused at start-up", () => {
-    expect(() => parseEnv({ REPLAY_TOKEN: "short-token" })).toThrow(/REPLAY_TOKEN must be at least 32 characters/);
-    expect(() => parseEnv({ REPLAY_TOKENS: `${TOKEN}` })).toThrow(/REPLAY_TOKENS entries look like source:<token/);
-    expect(parseEnv({ REPLAY_TOKENS: `stripe:${TOKEN},github:${OTHER}` }).REPLAY_TOKENS).toEqual({
+  it("[receiver] a replay token shorter than 32 characters is refused at start-up; bare tokens serve every source, source:token one", () => {
+    expect(() => parseEnv({ REPLAY_TOKEN: "short-token" })).toThrow(
+      /REPLAY_TOKEN entries must be at least 32 characters/,
+    );
+    expect(() => parseEnv({ REPLAY_TOKEN: `stripe:short` })).toThrow(/one for "stripe" is shorter/);
+    expect(parseEnv({ REPLAY_TOKEN: `stripe:${TOKEN},github:${OTHER},${OTHER}` }).REPLAY_TOKEN).toEqual({
       stripe: [TOKEN],
       github: [OTHER],
+      "*": [OTHER],
     });
   });
 

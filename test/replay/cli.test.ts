@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { getReplayRun, listOrphanedRuns } from "@/lib/replay/runs";
 import { setupTestDb, testDatabaseUrl } from "../db";
+import { childEnv } from "../tuning";
 import { query } from "../worker/helpers";
 import { startFakeApi, stripeRoute, type FakeApi } from "./fake-api";
 import { seedLedger, SINCE, STRIPE_KEY, storyEvents, UNTIL } from "./helpers";
@@ -25,7 +26,7 @@ function cli(
   args: string[],
   opts: { npm?: boolean; env?: Record<string, string> } = {},
 ): { child: ChildProcess; done: Promise<Finished> } {
-  const env = {
+  const env = childEnv({
     ...process.env,
     DATABASE_URL: testDatabaseUrl(),
     STRIPE_API_BASE: api?.url ?? "http://127.0.0.1:9",
@@ -33,7 +34,7 @@ function cli(
     REPLAY_LEASE_MS: "1000",
     NODE_OPTIONS: "",
     ...opts.env,
-  };
+  });
   const child = opts.npm
     ? spawn("npm", ["run", "--silent", "replay", "--", ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
     : spawn(process.execPath, ["--import", "tsx", "lib/cli/replay.ts", ...args], {
@@ -118,8 +119,10 @@ describe("npm run replay", () => {
     const page3 = events[500 - 200]!.id;
     let hang = true;
     api!.fault = (req) => (hang && req.query.get("starting_after") === page3 ? "hang" : undefined);
-    // A lease long enough that the early resume below starts while it still holds.
-    const first = cli(["--source", "stripe", "--since", SINCE, "--until", UNTIL], { env: { REPLAY_LEASE_MS: "6000" } });
+    // A lease long enough that the early resume below starts while it still holds, however slow its start.
+    const first = cli(["--source", "stripe", "--since", SINCE, "--until", UNTIL], {
+      env: { REPLAY_LEASE_MS: "60000" },
+    });
     const t0 = Date.now();
     while (!api!.requests.some((r) => r.query.get("starting_after") === page3)) {
       if (Date.now() - t0 > 20_000) throw new Error("the CLI never reached page 3");
@@ -138,7 +141,9 @@ describe("npm run replay", () => {
     expect(early.code).toBe(1);
     expect(early.stderr).toMatch(new RegExp(`replay run ${row!.id} is being driven by cli@`));
 
-    while ((await listOrphanedRuns(db)).length === 0) await new Promise((r) => setTimeout(r, 100));
+    // The killed process's lease runs out (not waited for: its minute passes here).
+    await db.execute(sql`update replay_run set lease_expires_at = now() - interval '1 second' where id = ${row!.id}`);
+    expect((await listOrphanedRuns(db)).map((r) => r.id)).toEqual([row!.id]);
     const resumed = await cli(["--resume", String(row!.id)]).done;
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming from cursor ${page3}`);

@@ -97,5 +97,5 @@ export async function seedLedger(
         await claimEvents(db, [d.claim]);
       }),
     );
-  await db.execute(sql`update webhook_event set status = 'settled', settled_at = now() where status = 'claimed'`);
+  await db.execute(sql`update webhook_event_state set status = 'settled', settled_at = now() where status = 'claimed'`);
 }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { ConflictError } from "@/lib/errors";
 import { driveReplayRun } from "@/lib/replay/drive";
 import { resumeOrphanedRuns, startReplayResumer } from "@/lib/replay/resume";

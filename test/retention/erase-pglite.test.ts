@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPglite, rowsOf, type DbHandle } from "@/db/client";
 import { migratePglite } from "@/db/migrate";
-import type { Actor } from "@/lib/auth/roles";
-import { getSubjectView } from "@/lib/ledger/subject";
+import type { Actor } from "@/lib/roles";
+import { getSubjectView } from "@/lib/console/subject";
 import { eraseSubject, previewErasure } from "@/lib/retention/erase";
 import { claimOne } from "@/test/claim";
 

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
-import { requeueMatching } from "@/lib/ledger/requeue-matching";
+import type { Actor } from "@/lib/roles";
+import { requeueMatching } from "@/lib/console/requeue-matching";
 import { eraseSubject, previewErasure } from "@/lib/retention/erase";
 import { githubPush } from "@/test/fixtures/github-push";
 import { runCli } from "../cli";

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { ConflictError, ValidationError } from "@/lib/errors";
-import { exportEvent, exportJson, getEventDetail } from "@/lib/ledger/event-detail";
-import { listEvents } from "@/lib/ledger/list-events";
+import { exportEvent, exportJson, getEventDetail } from "@/lib/console/event-detail";
+import { listEvents } from "@/lib/console/list-events";
 import { eraseSubject, eraseSubjectAs, previewErasure } from "@/lib/retention/erase";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
@@ -13,6 +13,7 @@ import { depsFor, post } from "../receiver/harness";
 import { signStripe, TEST_SECRETS } from "../sign";
 import { testSources } from "../sources";
 import { drain, testSettings } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const admin: Actor = { id: "a1", email: "admin@example.com", role: "admin" };
@@ -174,8 +175,11 @@ describe("erasure", () => {
     );
     expect(error?.result).toBe("error");
     await expect(eraseSubject({ db, actor: admin, input: { subject: " " } })).rejects.toThrow();
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, subject_ids)
-      select 'stripe', 'evt_bulk_' || g, 'invoice.paid', '{}', '{}', '{}', '{price_Shared0001}' from generate_series(1, 10001) g`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, subject_ids",
+      sql`select 'stripe', 'evt_bulk_' || g, 'invoice.paid', '{}', '{}', '{}', '{price_Shared0001}' from generate_series(1, 10001) g`,
+    );
     await expect(eraseSubject({ db, actor: admin, input: { subject: "price_Shared0001" } })).rejects.toThrow(
       ValidationError,
     );

@@ -45,7 +45,7 @@ export async function age(db: Db, days: number, eventIds?: string[]) {
     : sql`true`;
   const back = sql`${`${days} days`}::interval`;
   await db.execute(
-    sql`update webhook_event set received_at = received_at - ${back}, settled_at = settled_at - ${back} where ${which}`,
+    sql`update webhook_event_state set received_at = received_at - ${back}, settled_at = settled_at - ${back} where ${which}`,
   );
   await db.execute(sql`update webhook_delivery set received_at = received_at - ${back} where ${which}`);
 }

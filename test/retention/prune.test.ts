@@ -14,6 +14,7 @@ import { depsFor, post } from "../receiver/harness";
 import { signGithub, signShopify, TEST_SECRETS } from "../sign";
 import { drain, testSettings } from "../worker/helpers";
 import { age, deliverStripe, settings, tableCounts } from "./helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 const support = { id: "u1", email: "support@example.com", role: "support" } as const;
@@ -51,12 +52,12 @@ describe("retention", () => {
 
   it("[retention] failed, dead and recent settled events are never pruned", async () => {
     await settledHistory(4);
-    await db.execute(sql`update webhook_event set status = 'dead' where event_id = 'evt_1'`);
-    await db.execute(sql`update webhook_event set status = 'failed' where event_id = 'evt_2'`);
+    await db.execute(sql`update webhook_event_state set status = 'dead' where event_id = 'evt_1'`);
+    await db.execute(sql`update webhook_event_state set status = 'failed' where event_id = 'evt_2'`);
     await age(db, 100, ["evt_1", "evt_2", "evt_3"]);
     // Received long ago but settled yesterday (a requeue someone just fixed): kept too.
     await db.execute(
-      sql`update webhook_event set received_at = now() - interval '100 days', settled_at = now() - interval '1 day' where event_id = 'evt_4'`,
+      sql`update webhook_event_state set received_at = now() - interval '100 days', settled_at = now() - interval '1 day' where event_id = 'evt_4'`,
     );
     const preview = await previewRetention(db, settings());
     expect(preview).toMatchObject({ events: 1, deliveries: 1, attempts: 1, transitions: 1, keptUnsettled: 2 });
@@ -148,9 +149,12 @@ describe("retention", () => {
   });
 
   it("[retention] the overview's preview counts what a run would prune, capped, for anyone who reads events", async () => {
-    await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at)
-      select 'stripe', 'evt_' || g, 'invoice.paid', '{}', '{}', '{}', 'settled', now() - interval '100 days', now() - interval '100 days'
-      from generate_series(1, 10005) g`);
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at",
+      sql`select 'stripe', 'evt_' || g, 'invoice.paid', '{}', '{}', '{}', 'settled', now() - interval '100 days', now() - interval '100 days'
+      from generate_series(1, 10005) g`,
+    );
     const preview = await getRetentionPreview(db, support, settings());
     expect(preview).toMatchObject({ events: 10_000, cap: 10_000, tombstones: 0 });
     expect(preview.deliveries).toBeUndefined();

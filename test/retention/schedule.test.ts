@@ -1,23 +1,27 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { connectPglite, rowsOf } from "@/db/client";
+import { connectPglite, rowsOf, type Db } from "@/db/client";
 import { migratePglite } from "@/db/migrate";
 import { claimEvents, parseClaim } from "@/lib/intake/claim";
 import { runRetention } from "@/lib/retention/run";
 import { startRetentionSchedule } from "@/lib/retention/schedule";
 import { setupTestDb } from "../db";
+import { seedEvents } from "@/test/seed-events";
 import { settings } from "./helpers";
 
 const { db } = setupTestDb();
 
-const settledRow = (id: string, daysAgo: number) => sql`
-  insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at, body_sha256)
-  values ('stripe', ${id}, 'invoice.paid', '{}', '{}', '{}', 'settled', now() - ${`${daysAgo} days`}::interval,
-          now() - ${`${daysAgo} days`}::interval, encode(sha256('{}'), 'hex'))`;
+const settledRow = (db: Db, id: string, daysAgo: number) =>
+  seedEvents(
+    db,
+    "source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at, body_sha256",
+    sql`values ('stripe', ${id}, 'invoice.paid', '{}', '{}', '{}', 'settled', now() - ${`${daysAgo} days`}::interval,
+                now() - ${`${daysAgo} days`}::interval, encode(sha256('{}'), 'hex'))`,
+  );
 
 describe("retention schedule", () => {
   it("[retention] the worker's schedule runs retention after its first delay and stops cleanly", async () => {
-    await db.execute(settledRow("evt_old", 120));
+    await settledRow(db, "evt_old", 120);
     const logs: string[] = [];
     const schedule = startRetentionSchedule({
       getDb: () => Promise.resolve(db),
@@ -43,7 +47,7 @@ describe("retention schedule", () => {
     const handle = await connectPglite("memory://");
     try {
       await migratePglite(handle);
-      await handle.db.execute(settledRow("evt_old", 120));
+      await settledRow(handle.db, "evt_old", 120);
       expect(await runRetention(handle.db, settings(), { actor: "embedded" })).toMatchObject({
         status: "succeeded",
         events: 1,

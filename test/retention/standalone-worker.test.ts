@@ -4,6 +4,7 @@ import { rowsOf } from "@/db/client";
 import { workerNodeArgs } from "@/bench/worker-procs";
 import { spawnProcess, type SpawnedProcess } from "@/test/faults/processes";
 import { setupTestDb, testDatabaseUrl } from "../db";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 let worker: SpawnedProcess | undefined;
@@ -13,10 +14,13 @@ afterAll(() => {
 
 describe("retention beside a standalone worker", () => {
   it("[retention] npm run worker schedules retention too: an old settled event is pruned to a tombstone, and SIGTERM stops it cleanly", async () => {
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at, body_sha256)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, received_at, settled_at, body_sha256",
+      sql`
       values ('stripe', 'evt_standalone_old', 'invoice.paid', null, '{}', '{}', 'settled', now() - interval '120 days',
-              now() - interval '120 days', encode(sha256('{}'), 'hex'))`);
+              now() - interval '120 days', encode(sha256('{}'), 'hex'))`,
+    );
     worker = spawnProcess("node", workerNodeArgs(), {
       env: {
         DATABASE_URL: testDatabaseUrl(),

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { resolveSearch, searchProbeQuery } from "@/lib/ledger/event-filter";
+import { resolveSearch, searchProbeQuery } from "@/lib/console/event-filter";
 import { findTermsQuery, PREFIX_TERM_LIMIT } from "@/lib/ledger/subject-terms";
 import { setupTestDb } from "../db";
 import { query } from "../worker/helpers";
+import { seedEvents } from "@/test/seed-events";
 
 const { db } = setupTestDb();
 
@@ -17,13 +18,16 @@ const plan = async (q: ReturnType<typeof sql>) =>
 describe("prefix search plans", () => {
   it("[search] a prefix is a range of the directory's primary key and its subjects a GIN probe: no sequential scan", async () => {
     // 60,000 events of 20,000 customers, each with an id every row shares; the directory that goes with them.
-    await db.execute(sql`
-      insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at)
+    await seedEvents(
+      db,
+      "source, event_id, event_type, payload, raw_body, headers, status, subject_ids, received_at",
+      sql`
       select 'stripe', 'evt_plan_' || g, 'invoice.paid', '{}'::jsonb, '{}', '{}'::jsonb, 'settled',
              array['cus_Plan' || lpad((g % 20000)::text, 8, '0'), 'user' || (g % 20000) || '@example.com',
                    'price_1SharedByAll0', 'evt_plan_' || g],
              now() - g * interval '1 second'
-      from generate_series(1, 60000) g`);
+      from generate_series(1, 60000) g`,
+    );
     await db.execute(sql`
       insert into subject_term (term, subject, field, value)
       select lower(s), s, 'id', s from (select distinct unnest(subject_ids) s from webhook_event) x`);

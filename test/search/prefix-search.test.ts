@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { handlerLookup } from "@/lib/handlers/registry";
-import { listEvents, type EventPage } from "@/lib/ledger/list-events";
+import { listEvents, type EventPage } from "@/lib/console/list-events";
 import { backfillSubjectTerms, extractSubjectTerms, PREFIX_TERM_LIMIT } from "@/lib/ledger/subject-terms";
 import { eraseSubject } from "@/lib/retention/erase";
 import { githubIssuesOpened } from "@/test/fixtures/github";

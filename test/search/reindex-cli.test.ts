@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../cli";
-import type { Actor } from "@/lib/auth/roles";
-import { listEvents } from "@/lib/ledger/list-events";
+import type { Actor } from "@/lib/roles";
+import { listEvents } from "@/lib/console/list-events";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb } from "../db";
 import { claim, drain, testSettings } from "../worker/helpers";

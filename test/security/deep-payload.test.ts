@@ -4,12 +4,13 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { JsonViewer } from "@/components/json-viewer";
-import type { Actor } from "@/lib/auth/roles";
-import { exportEvent, exportJson, getEventDetail } from "@/lib/ledger/event-detail";
-import { EventFilter } from "@/lib/ledger/event-filter";
-import { listEvents } from "@/lib/ledger/list-events";
+import type { Actor } from "@/lib/roles";
+import { exportEvent, exportJson, getEventDetail } from "@/lib/console/event-detail";
+import { EventFilter } from "@/lib/console/event-filter";
+import { listEvents } from "@/lib/console/list-events";
 import { eventKeyFromParams } from "@/lib/ledger/params";
 import { setupTestDb } from "../db";
+import { seedEvents } from "@/test/seed-events";
 
 // Rows the receiver would refuse today (it stops at 64 levels) but older rows or a replay may hold.
 const { db } = setupTestDb();
@@ -17,11 +18,20 @@ const support: Actor = { id: "u1", email: "support@example.com", role: "support"
 const noSecrets = () => Promise.resolve(undefined);
 
 async function insertRaw(eventId: string, raw: string) {
-  await db.execute(sql`insert into webhook_event (source, event_id, event_type, payload, raw_body, headers, status)
-                       values ('stripe', ${eventId}, 'x', ${raw}::jsonb, ${raw}, '{}'::jsonb, 'settled')`);
+  await seedEvents(
+    db,
+    "source, event_id, event_type, payload, raw_body, headers, status",
+    sql`values ('stripe', ${eventId}, 'x', ${raw}::jsonb, ${raw}, '{}'::jsonb, 'settled')`,
+  );
 }
 
 const deep = (levels: number) => `{"id":"evt_deep","type":"x","data":${'{"a":'.repeat(levels)}1${"}".repeat(levels)}}`;
+
+/**
+ * A hang guard, not a speed test (speed is for benchmarks): the size bounds catch a blow-up in output, this one in
+ * time. A render takes well under a second here, and just over one on a machine at load 15.
+ */
+const HANG_MS = 10_000;
 
 function timed<T>(f: () => T): [T, number] {
   const started = performance.now();
@@ -30,7 +40,7 @@ function timed<T>(f: () => T): [T, number] {
 }
 
 describe("a stored payload nested 5,000 levels deep", () => {
-  it("[security] the event page's viewer shows it as bounded text with a note, quickly", async () => {
+  it("[security] the event page's viewer shows it as bounded text with a note, without hanging", async () => {
     const raw = deep(5000);
     await insertRaw("evt_deep", raw);
     const d = await getEventDetail(db, support, { source: "stripe", eventId: "evt_deep" }, noSecrets);
@@ -38,7 +48,7 @@ describe("a stored payload nested 5,000 levels deep", () => {
       const [html, ms] = timed(() => renderToString(createElement(JsonViewer, { value })));
       expect(html).toContain("nests deeper than 32 levels");
       expect(html.length).toBeLessThan(3 * raw.length + 4096);
-      expect(ms).toBeLessThan(1000);
+      expect(ms).toBeLessThan(HANG_MS);
     }
     const [html] = timed(() =>
       renderToString(createElement(JsonViewer, { value: d.event.payload, raw: d.event.rawBody })),
@@ -51,7 +61,7 @@ describe("a stored payload nested 5,000 levels deep", () => {
     await insertRaw("evt_deep_x", raw);
     const doc = await exportEvent(db, support, { source: "stripe", eventId: "evt_deep_x" }, noSecrets);
     const [text, ms] = timed(() => exportJson(doc));
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(HANG_MS);
     // Linear: the raw body twice (event.rawBody and rawBody), its quotes escaped. Indented, the payload alone was ~50 MB.
     expect(text.length).toBeLessThan(3 * raw.length + 16 * 1024);
     const back = JSON.parse(text) as { rawBody: string; payloadOmitted?: string; event: { payload: unknown } };
@@ -76,7 +86,7 @@ describe("the viewer's other bounds", () => {
     const [html, ms] = timed(() => renderToString(createElement(JsonViewer, { value })));
     expect(html).toContain("more than 5,000 values");
     expect(html.length).toBeLessThan(300 * 1024);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(HANG_MS);
   });
 
   it("[security] long keys repeated in every path cannot blow up the page", () => {

@@ -1,18 +1,19 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import { listAudit } from "@/lib/audit";
-import { requirePermission } from "@/lib/auth/audited";
+import { listAudit } from "@/lib/audit/log";
+import { requirePermission } from "@/lib/audit/audited";
 import { bootstrapFirstAdmin, completeSetup, isSetupTokenValid } from "@/lib/auth/bootstrap";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { changePassword, createUser, listUsers, setUserDisabled, setUserRole } from "@/lib/auth/users";
 import { handlerLookup } from "@/lib/handlers/registry";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { exportEvent, getEventDetail } from "@/lib/ledger/event-detail";
-import { listEvents } from "@/lib/ledger/list-events";
-import { getBacklog, getDeliveryRate, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/ledger/overview";
-import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
-import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
+import { getEntityTimeline } from "@/lib/console/entity-timeline";
+import { exportEvent, getEventDetail } from "@/lib/console/event-detail";
+import { listEvents } from "@/lib/console/list-events";
+import { getDeliverySeries } from "@/lib/console/delivery-series";
+import { getBacklog, getFailingTypes, getStatusCounts, listDeadEvents } from "@/lib/console/overview";
+import { processEventNow, requeueEvent } from "@/lib/console/requeue";
+import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
 import { ConflictError } from "@/lib/errors";
 import { cancelReplayRun, listReplayRuns, reopenReplayRun, startReplayRun } from "@/lib/replay/runs";
 import { stripeInvoicePaidEvent } from "@/test/fixtures/stripe";
@@ -41,7 +42,7 @@ const noSecrets = () => Promise.resolve(undefined);
 
 async function deadEvent(id: string) {
   await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
-  await db.execute(sql`update webhook_event set status = 'dead', attempts = 3 where event_id = ${id}`);
+  await db.execute(sql`update webhook_event_state set status = 'dead', attempts = 3 where event_id = ${id}`);
 }
 
 /** Everything a refused verb could have changed (the audit log is checked on its own). */
@@ -247,7 +248,7 @@ describe("every state-changing verb behind a server action refuses support and a
       ["listUsers", () => listUsers({ db, actor: undefined })],
       ["getStatusCounts", () => getStatusCounts(db, undefined)],
       ["getBacklog", () => getBacklog(db, undefined)],
-      ["getDeliveryRate", () => getDeliveryRate(db, undefined)],
+      ["getDeliverySeries", () => getDeliverySeries(db, undefined, { hours: 24, bucketMinutes: 10 })],
       ["getFailingTypes", () => getFailingTypes(db, undefined)],
       ["listDeadEvents", () => listDeadEvents(db, undefined)],
     ];

@@ -3,13 +3,14 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { rowsOf } from "@/db/client";
 import { replayRun } from "@/db/schema/replay";
-import { listAudit, writeAudit } from "@/lib/audit";
-import { ForbiddenError, type Actor } from "@/lib/auth/roles";
+import { listAudit } from "@/lib/audit/log";
+import { writeAudit } from "@/lib/audit/write";
+import { ForbiddenError, type Actor } from "@/lib/roles";
 import { describeError, ValidationError } from "@/lib/errors";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
-import { getEventDetail } from "@/lib/ledger/event-detail";
-import { encodeCursor, listEvents, type ListEventsInput } from "@/lib/ledger/list-events";
-import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
+import { getEntityTimeline } from "@/lib/console/entity-timeline";
+import { getEventDetail } from "@/lib/console/event-detail";
+import { encodeCursor, listEvents, type ListEventsInput } from "@/lib/console/list-events";
+import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import { listReplayRuns, startReplayRun } from "@/lib/replay/runs";
 import { githubIssuesOpened } from "@/test/fixtures/github";
@@ -90,9 +91,9 @@ beforeEach(async () => {
   const literal = stripeSubscriptionEvent({ eventId: LITERAL, subscriptionId: LITERAL, customerId: LITERAL });
   await claim(db, "stripe", { ...literal, type: LITERAL });
   await db.execute(
-    sql`update webhook_event set status = 'dead', attempts = 3 where event_id in ('evt_dead', ${LITERAL})`,
+    sql`update webhook_event_state set status = 'dead', attempts = 3 where event_id in ('evt_dead', ${LITERAL})`,
   );
-  await db.execute(sql`update webhook_event set status = 'failed', attempts = 1 where event_id = 'gh-1'`);
+  await db.execute(sql`update webhook_event_state set status = 'failed', attempts = 1 where event_id = 'gh-1'`);
   await writeAudit(db, { id: null, email: "system" }, { action: "seed", target: "seed", result: "ok" });
   await db.insert(replayRun).values({
     actor: "seed@example.com",

@@ -2,8 +2,8 @@ import { createHash, createHmac } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
-import { listEvents } from "@/lib/ledger/list-events";
+import type { Actor } from "@/lib/roles";
+import { listEvents } from "@/lib/console/list-events";
 import { PROVIDERS } from "@/lib/providers";
 import {
   LEMON_SQUEEZY_OPTIONS,

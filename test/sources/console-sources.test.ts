@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { ConflictError, ForbiddenError, ValidationError } from "@/lib/errors";
 import { createSourceDirectory } from "@/lib/sources/directory";
 import {

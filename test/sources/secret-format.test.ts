@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { parseEnv } from "@/lib/env";
 import { ValidationError } from "@/lib/errors";
 import { standard } from "@/lib/providers/standard";

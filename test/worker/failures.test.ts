@@ -75,5 +75,18 @@ describe("a failure says whether retrying can help", () => {
     expect(results.map((r) => [r.outcome, r.errorKind])).toEqual([["dead", "permanent"]]);
     const [row] = await query<{ last_error: string }>(db, sql`select last_error from webhook_event`);
     expect(row!.last_error).toBe("permanent: payload's order.cancelled_at is not a date: yesterday-ish");
+    // The path and the problem are recorded apart from the words, for the console to open.
+    expect(await query(db, sql`select error_detail from webhook_attempt`)).toEqual([
+      { error_detail: { path: ["cancelled_at"], problem: "not-a-date" } },
+    ]);
+  });
+
+  it("[worker] a transient failure records no payload path", async () => {
+    const settings = testSettings({ handlers: handlerLookup(undefined, () => undefined) });
+    await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_no_detail" }));
+    await drain(db, settings);
+    const rows = await query<{ error_detail: unknown }>(db, sql`select error_detail from webhook_attempt`);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.error_detail === null)).toBe(true);
   });
 });

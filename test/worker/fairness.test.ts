@@ -26,7 +26,7 @@ async function claimBacklog(n: number): Promise<void> {
   for (let i = 0; i < n; i += 500) await claimEvents(db, claims.slice(i, i + 500));
   // An hour-old backlog (a worker outage, a replay), oldest first in claim order.
   await db.execute(sql`
-    update webhook_event set next_attempt_at = now() - interval '1 hour'
+    update webhook_event_state set next_attempt_at = now() - interval '1 hour'
       + (substring(event_id from 'evt_backlog_(\\d+)'))::int * interval '1 millisecond'`);
 }
 
@@ -68,39 +68,6 @@ describe("a live delivery beside a backlog", () => {
   });
 });
 
-describe("the fast path under load", () => {
-  it("[worker] steps aside while a loop has a batch in hand (the loop takes the event next), and runs when idle", async () => {
-    const { handlers, held, release } = heldHandlers("evt_held");
-    await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_held" }));
-    const worker = createWorker({
-      getDb: async () => db,
-      settings: testSettings({ handlers, concurrency: 1, batchSize: 10, pollMs: 60_000 }),
-    });
-    worker.start();
-    try {
-      await waitFor(async () => held() === 1);
-      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_during" }));
-      expect(await worker.processClaimed({ source: "stripe", eventId: "evt_during" })).toBeUndefined();
-      release();
-      await waitFor(async () => (await statusOf("evt_during")) === "settled");
-      const [attempt] = await query<{ actor: string; n: number }>(
-        db,
-        sql`select actor, count(*) over ()::int as n from webhook_attempt where event_id = 'evt_during'`,
-      );
-      expect(attempt).toEqual({ actor: "test-worker", n: 1 });
-      // Idle again (the loop found nothing more and sleeps until woken): the fast path takes the next claim itself.
-      await new Promise((r) => setTimeout(r, 200));
-      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_idle" }));
-      expect(await worker.processClaimed({ source: "stripe", eventId: "evt_idle" })).toMatchObject({
-        outcome: "settled",
-      });
-    } finally {
-      release();
-      await worker.stop();
-    }
-  });
-});
-
 describe("wake-ups", () => {
   it("[worker] a wake-up while every loop is busy is not lost: the loop leases again when it settles", async () => {
     const { handlers, held, release } = heldHandlers("evt_busy");
@@ -108,7 +75,7 @@ describe("wake-ups", () => {
     // One loop, and no poll to fall back on within the test: only the wake-up can bring the loop round.
     const worker = createWorker({
       getDb: async () => db,
-      settings: testSettings({ handlers, concurrency: 1, pollMs: 60_000, fastPathConcurrency: 0 }),
+      settings: testSettings({ handlers, concurrency: 1, pollMs: 60_000 }),
     });
     worker.start();
     try {
@@ -124,74 +91,38 @@ describe("wake-ups", () => {
   });
 });
 
-describe("the fast path's groups", () => {
-  it("[worker] takes the deliveries claimed while a group is processed together: one lease, one transaction", async () => {
+describe("claims made while a loop is busy", () => {
+  it("[worker] are leased together when it settles: one lease, one transaction, each event one attempt", async () => {
     const { handlers, held, release } = heldHandlers("evt_first");
     const worker = createWorker({
       getDb: async () => db,
-      settings: testSettings({ handlers, concurrency: 1, batchSize: 50, pollMs: 60_000, fastPathConcurrency: 1 }),
+      settings: testSettings({ handlers, concurrency: 1, batchSize: 50, pollMs: 60_000 }),
     });
     worker.start();
     try {
       await new Promise((r) => setTimeout(r, 100)); // the loop found nothing and sleeps until woken
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_first" }));
-      const first = worker.processClaimed({ source: "stripe", eventId: "evt_first" });
+      worker.wake();
       await waitFor(async () => held() === 1);
       const ids = Array.from({ length: 20 }, (_, i) => `evt_grouped_${i}`);
-      for (const id of ids) await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
-      const later = ids.map((eventId) => worker.processClaimed({ source: "stripe", eventId }));
+      for (const id of ids) {
+        await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: id }));
+        worker.wake();
+      }
       release();
-      expect((await first)?.outcome).toBe("settled");
-      const results = await Promise.all(later);
-      expect(results.map((r) => r?.outcome)).toEqual(ids.map(() => "settled"));
+      await waitFor(async () => (await statusOf("evt_grouped_19")) === "settled", 10_000);
     } finally {
       release();
       await worker.stop();
     }
     // One lease statement took all twenty (one now(), so one started_at), and each has exactly one attempt.
-    const [group] = await query<{ leases: number; attempts: number }>(
+    const [group] = await query<{ leases: number; attempts: number; settled: number }>(
       db,
-      sql`select count(distinct started_at)::int as leases, count(*)::int as attempts
-          from webhook_attempt where event_id like 'evt_grouped_%'`,
+      sql`select count(distinct a.started_at)::int as leases, count(*)::int as attempts,
+            count(*) filter (where e.status = 'settled')::int as settled
+          from webhook_attempt a join webhook_event e using (source, event_id) where a.event_id like 'evt_grouped_%'`,
     );
-    expect(group).toEqual({ leases: 1, attempts: 20 });
-  });
-});
-
-describe("the fast path's linger", () => {
-  it("[worker] runs the first delivery after a quiet spell at once, and groups those that follow within the linger", async () => {
-    const worker = createWorker({
-      getDb: async () => db,
-      settings: testSettings({ concurrency: 1, pollMs: 60_000, fastPathConcurrency: 2, fastPathLingerMs: 1_500 }),
-    });
-    worker.start();
-    try {
-      await new Promise((r) => setTimeout(r, 100)); // the loop found nothing and sleeps until woken
-      await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_quiet", customerId: "cus_Quiet" }));
-      const t0 = Date.now();
-      expect((await worker.processClaimed({ source: "stripe", eventId: "evt_quiet" }))?.outcome).toBe("settled");
-      expect(Date.now() - t0).toBeLessThan(1_000); // not held for the linger (1.5 s)
-      // Each of these is claimed and handed over on its own, one after the other (a steady trickle): without the
-      // linger each would be its own group, since a slot is free every time.
-      const later: Promise<unknown>[] = [];
-      for (let i = 0; i < 5; i++) {
-        const eventId = `evt_trickle_${i}`;
-        await claim(db, "stripe", stripeInvoicePaidEvent({ eventId, customerId: `cus_Trickle${i}` }));
-        later.push(worker.processClaimed({ source: "stripe", eventId }));
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      expect((await Promise.all(later)).map((r) => (r as { outcome?: string } | undefined)?.outcome)).toEqual(
-        Array(5).fill("settled"),
-      );
-    } finally {
-      await worker.stop();
-    }
-    const [group] = await query<{ leases: number; attempts: number }>(
-      db,
-      sql`select count(distinct started_at)::int as leases, count(*)::int as attempts
-          from webhook_attempt where event_id like 'evt_trickle_%'`,
-    );
-    expect(group).toEqual({ leases: 1, attempts: 5 });
+    expect(group).toEqual({ leases: 1, attempts: 20, settled: 20 });
   });
 });
 

@@ -137,8 +137,12 @@ describe("stripe customer.subscription.*", () => {
     await claim(db, "stripe", payload);
     const results = await drain(db);
     expect(results.map((r) => [r.outcome, r.errorKind])).toEqual([["dead", "permanent"]]);
-    expect(await query(db, sql`select outcome, error_kind from webhook_attempt`)).toEqual([
-      { outcome: "failed", error_kind: "permanent" },
+    expect(await query(db, sql`select outcome, error_kind, error_detail from webhook_attempt`)).toEqual([
+      {
+        outcome: "failed",
+        error_kind: "permanent",
+        error_detail: { path: ["data", "object", "items", "data", 0, "price", "id"], problem: "missing" },
+      },
     ]);
     const [ev] = await query<{ status: string; last_error: string }>(
       db,

@@ -16,7 +16,6 @@ export function testSettings(over: Partial<WorkerSettings> = {}): WorkerSettings
     batchSize: 50,
     leaseMs: 30_000,
     pollMs: 20,
-    fastPathConcurrency: 4,
     statementTimeoutMs: 30_000,
     policy: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 5 },
     handlers: handlerLookup(),

@@ -61,7 +61,7 @@ describe("the subject index's pending list", () => {
     });
     await claimSome(10, "b");
     // Settled already: the worker's loops find nothing to lease, so no write of theirs refills the list.
-    await db.execute(sql`update webhook_event set status = 'settled', settled_at = now()`);
+    await db.execute(sql`update webhook_event_state set status = 'settled', settled_at = now()`);
     expect(await pending()).toBeGreaterThan(0);
     worker.start();
     try {

@@ -5,9 +5,9 @@ import { handlerLookup } from "@/lib/handlers/registry";
 import { defineDeltaHandler } from "@/lib/handlers/types";
 import { backoffSql, leaseDue, reapExpiredLeases } from "@/lib/ledger/lease";
 import { processLeased } from "@/lib/ledger/process";
-import { processEventNow, requeueEvent } from "@/lib/ledger/requeue";
+import { processEventNow, requeueEvent } from "@/lib/console/requeue";
 import { ConflictError, NotFoundError } from "@/lib/errors";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
 import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
@@ -67,7 +67,7 @@ describe("failure, retries and dead", () => {
     const ctx = { policy, handlers: poisonous };
     const delays: number[] = [];
     for (let n = 1; n <= 3; n++) {
-      await db.execute(sql`update webhook_event set next_attempt_at = now()`);
+      await db.execute(sql`update webhook_event_state set next_attempt_at = now()`);
       const leased = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 10 });
       await processLeased(db, leased, ctx);
       const [row] = await query<{ ms: number }>(
@@ -208,7 +208,7 @@ describe("leases and fencing", () => {
     await claim(db, "stripe", paid("evt_killer"));
     const policy = { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 };
     for (let i = 0; i < 3; i++) {
-      await db.execute(sql`update webhook_event set next_attempt_at = now() where status = 'failed'`);
+      await db.execute(sql`update webhook_event_state set next_attempt_at = now() where status = 'failed'`);
       expect(await leaseDue(db, { workerId: `doomed-${i}`, leaseMs: 1, limit: 1 })).toHaveLength(1);
       await new Promise((r) => setTimeout(r, 10));
       await reapExpiredLeases(db, policy);
@@ -263,7 +263,7 @@ describe("requeue and process now", () => {
   it("[worker] process now runs a failed event at once, ignoring its backoff, recorded as process-now", async () => {
     await claim(db, "stripe", paid("evt_later"));
     await db.execute(
-      sql`update webhook_event set status = 'failed', attempts = 1, next_attempt_at = now() + interval '1 hour'`,
+      sql`update webhook_event_state set status = 'failed', attempts = 1, next_attempt_at = now() + interval '1 hour'`,
     );
     const ctx = { policy: testSettings().policy, handlers: handlerLookup(), workerId: "console", leaseMs: 30_000 };
     const result = await processEventNow({ db, actor: OPS, input: { source: "stripe", eventId: "evt_later" }, ctx });

@@ -12,7 +12,8 @@ const STATUSES = ["trialing", "active", "past_due", "unpaid", "canceled"] as con
 
 async function reset() {
   await db.execute(
-    sql`truncate webhook_event_body, webhook_event_state, webhook_delivery, webhook_attempt, entity_version, entity_transition, subscription`,
+    sql`truncate forward_attempt, forward, webhook_event_body, webhook_event_state, webhook_delivery, webhook_attempt,
+      entity_version, entity_transition, subscription`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { duplicateReport, formatDuplicateReport, parseSince } from "@/lib/ledger/duplicates";
+import { duplicateReport, formatDuplicateReport, parseSince } from "@/lib/console/duplicates";
 import type { ClaimInput } from "@/lib/intake/claim";
 import { claimOne } from "@/test/claim";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";

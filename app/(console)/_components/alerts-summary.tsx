@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { Db } from "@/db/client";
 import { listAlertIncidents } from "@/lib/alerts/queries";
-import { can, type Actor } from "@/lib/auth/roles";
+import { can, type Actor } from "@/lib/roles";
 
 /** The alerts firing now, newest first, with a link to the alerts page. */
 export async function AlertsSummary({ db, actor }: { db: Db; actor: Actor }) {

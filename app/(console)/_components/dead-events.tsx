@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import type { DeadEvent } from "@/lib/ledger/overview";
+import type { DeadEvent } from "@/lib/console/overview";
 import { eventHref } from "../events/_components/links";
 import { SectionHead } from "./section-head";
 import { plural } from "@/lib/format/words";
@@ -37,7 +37,7 @@ export function DeadEvents({ dead }: { dead: { rows: DeadEvent[]; total: number;
         <TableHeader>
           <TableRow>
             <TableHead>Event</TableHead>
-            <TableHead className="hidden md:table-cell">Last error</TableHead>
+            <TableHead from="md">Last error</TableHead>
           </TableRow>
         </TableHeader>
         <TableBody>
@@ -58,7 +58,7 @@ export function DeadEvents({ dead }: { dead: { rows: DeadEvent[]; total: number;
                   <div className="mt-1 line-clamp-3 text-xs break-words text-destructive md:hidden">{d.lastError}</div>
                 )}
               </TableCell>
-              <TableCell className="hidden text-xs break-words text-destructive md:table-cell">
+              <TableCell from="md" className="text-xs break-words text-destructive">
                 <span className="line-clamp-3">{d.lastError ?? "—"}</span>
               </TableCell>
             </TableRow>

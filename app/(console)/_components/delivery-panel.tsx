@@ -1,6 +1,6 @@
 import { DeliveryChart } from "@/components/delivery-chart";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import type { DeliverySeries } from "@/lib/ledger/delivery-series";
+import type { DeliverySeries } from "@/lib/console/delivery-series";
 import { plural } from "@/lib/format/words";
 
 /** The 24 h delivery chart in its card: the server reads the series, the browser draws it. */

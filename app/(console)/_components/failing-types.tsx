@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import type { FailingType } from "@/lib/ledger/overview";
+import type { FailingType } from "@/lib/console/overview";
 import { SectionHead } from "./section-head";
 
 const listHref = (f: FailingType) =>
@@ -23,7 +23,7 @@ export function FailingTypes({ rows }: { rows: FailingType[] }) {
         <TableHeader>
           <TableRow>
             <TableHead>Type</TableHead>
-            <TableHead className="hidden sm:table-cell">Source</TableHead>
+            <TableHead from="sm">Source</TableHead>
             <TableHead className="text-right">Retrying</TableHead>
             <TableHead className="text-right">Dead</TableHead>
           </TableRow>
@@ -37,9 +37,15 @@ export function FailingTypes({ rows }: { rows: FailingType[] }) {
                 </Link>
                 <div className="mt-0.5 font-sans text-muted-foreground sm:hidden">{f.source}</div>
               </TableCell>
-              <TableCell className="hidden sm:table-cell">{f.source}</TableCell>
-              <TableCell className="text-right tabular-nums">{f.failed.toLocaleString("en")}</TableCell>
-              <TableCell className="text-right tabular-nums">{f.dead.toLocaleString("en")}</TableCell>
+              <TableCell from="sm" label="Source">
+                {f.source}
+              </TableCell>
+              <TableCell label="Retrying" className="text-right tabular-nums">
+                {f.failed.toLocaleString("en")}
+              </TableCell>
+              <TableCell label="Dead" className="text-right tabular-nums">
+                {f.dead.toLocaleString("en")}
+              </TableCell>
             </TableRow>
           ))}
           {rows.length === 0 && (

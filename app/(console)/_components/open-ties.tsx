@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { can, type Actor } from "@/lib/auth/roles";
+import { can, type Actor } from "@/lib/roles";
 import type { Db } from "@/db/client";
-import { listOpenTies } from "@/lib/ledger/ties";
+import { listOpenTies } from "@/lib/console/ties";
 import { ApplyTieButton } from "../events/_components/apply-tie-button";
 import { entityHref, eventHref } from "../events/_components/links";
 import { SectionHead } from "./section-head";
@@ -32,9 +32,9 @@ export async function OpenTies({ db, actor }: { db: Db; actor: Actor }) {
           <TableHeader>
             <TableRow>
               <TableHead>Entity</TableHead>
-              <TableHead className="hidden md:table-cell">Recorded</TableHead>
-              <TableHead className="hidden sm:table-cell">Not applied</TableHead>
-              <TableHead className="hidden lg:table-cell">Kept</TableHead>
+              <TableHead from="md">Recorded</TableHead>
+              <TableHead from="sm">Not applied</TableHead>
+              <TableHead from="lg">Kept</TableHead>
               {mayDecide && <TableHead className="text-right">Decide</TableHead>}
             </TableRow>
           </TableHeader>
@@ -66,15 +66,15 @@ export async function OpenTies({ db, actor }: { db: Db; actor: Actor }) {
                     )}
                   </div>
                 </TableCell>
-                <TableCell className="hidden whitespace-nowrap text-xs md:table-cell">
+                <TableCell from="md" className="whitespace-nowrap text-xs">
                   <Time value={t.recordedAt} />
                 </TableCell>
-                <TableCell className="hidden max-w-56 sm:table-cell">
+                <TableCell from="sm" label="Not applied" className="max-w-56">
                   <Link href={eventHref({ source: t.source, eventId: t.eventId })} className={idLink}>
                     {t.eventId}
                   </Link>
                 </TableCell>
-                <TableCell className="hidden max-w-56 lg:table-cell">
+                <TableCell from="lg" className="max-w-56">
                   {t.keptEventId ? (
                     <Link href={eventHref({ source: t.source, eventId: t.keptEventId })} className={idLink}>
                       {t.keptEventId}
@@ -84,7 +84,7 @@ export async function OpenTies({ db, actor }: { db: Db; actor: Actor }) {
                   )}
                 </TableCell>
                 {mayDecide && (
-                  <TableCell className="text-right">
+                  <TableCell label="Decide" className="text-right">
                     <ApplyTieButton source={t.source} eventId={t.eventId} keptEventId={t.keptEventId} />
                   </TableCell>
                 )}

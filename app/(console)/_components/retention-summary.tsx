@@ -2,7 +2,7 @@ import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { Db } from "@/db/client";
-import type { Actor } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/roles";
 import { getEnv } from "@/lib/env";
 import { getRetentionPreview } from "@/lib/retention/preview";
 import { listRetentionRuns } from "@/lib/retention/runs";

@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, type EventStatus } from "@/lib/ledger/statuses";
+import { EVENT_STATUSES, type EventStatus } from "@/lib/console/statuses";
 
 export interface ShownCounts {
   counts: Record<EventStatus, number>;

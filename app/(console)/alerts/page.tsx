@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { getAlertsOverview, listAlertDeliveries, listAlertIncidents, type RuleView } from "@/lib/alerts/queries";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import { requirePage } from "../../_lib/session";
 import { DeliveriesTable, IncidentsTable } from "./_components/alert-tables";
 import { RuleForm } from "./_components/rule-form";
@@ -16,10 +16,8 @@ export const metadata: Metadata = { title: "Alerts" };
 
 function originText(r: RuleView): string {
   if (r.origin.kind === "console") return `Set in the console by ${r.origin.by}, ${utc(r.origin.at)} UTC.`;
-  if (r.origin.variable) return `The deploy's default, from ${r.origin.variable}.`;
-  return r.rule === "dead_event"
-    ? "The deploy's default: on, with or without a channel (ALERT_DEAD_EVENTS=off turns it off)."
-    : `The deploy's default: off (${r.definition.variable} turns it on).`;
+  if (r.rule === "dead_event") return "On unless turned off here, with or without a channel.";
+  return r.enabled ? "On unless turned off here." : "Off until turned on here with a threshold.";
 }
 
 function Section({
@@ -50,7 +48,7 @@ function Fact({ term, children, testId }: { term: string; children: ReactNode; t
   return (
     <>
       <dt className="text-muted-foreground">{term}</dt>
-      <dd className="min-w-0 font-mono text-xs leading-5 break-all" data-testid={testId}>
+      <dd className="min-w-0 font-mono text-xs leading-5 [overflow-wrap:anywhere]" data-testid={testId}>
         {children}
       </dd>
     </>

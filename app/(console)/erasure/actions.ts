@@ -11,7 +11,7 @@ export interface ErasurePreview extends ErasureCounts {
   reference: string;
 }
 
-// Each lib function checks subjects.erase (admin) itself; the erasure is audited (lib/auth/audited.ts).
+// Each lib function checks subjects.erase (admin) itself; the erasure is audited (lib/audit/audited.ts).
 
 export async function previewErasureAction(
   _prev: ActionResult<ErasurePreview> | undefined,

@@ -3,9 +3,13 @@ import Link from "next/link";
 import { ZodError } from "zod";
 import { PageHeader } from "@/components/page-header";
 import { buttonVariants } from "@/components/ui/button";
-import { can } from "@/lib/auth/roles";
-import { listEvents, type EventPage } from "@/lib/ledger/list-events";
-import { EVENT_STATUSES } from "@/lib/ledger/statuses";
+import { Time } from "@/components/time";
+import { can } from "@/lib/roles";
+import { expectedErrorMessage } from "@/lib/errors";
+import { listEventTypes } from "@/lib/console/event-types";
+import { listEvents, type EventPage } from "@/lib/console/list-events";
+import { searchPayloads, type PayloadSearchInfo } from "@/lib/console/payload-search";
+import { EVENT_STATUSES } from "@/lib/console/statuses";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../_lib/session";
 import { BulkRequeue } from "./_components/bulk-requeue";
@@ -21,23 +25,23 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const { db, actor } = await requirePage("events.read", "/events");
   const sp = await searchParams;
   const filter = filterFromParams(sp);
-  let page: EventPage = { rows: [] };
+  const where = one(sp.where)?.trim() || undefined;
+  let page: EventPage & { payload?: PayloadSearchInfo } = { rows: [] };
   let inputError: string | undefined;
   try {
-    page = await listEvents(db, actor, {
-      filter,
-      sort: sortFromParams(sp),
-      cursor: one(sp.cursor),
-      back: one(sp.back) === "1",
-    });
+    const input = { filter, sort: sortFromParams(sp), cursor: one(sp.cursor), back: one(sp.back) === "1" };
+    page = where ? await searchPayloads(db, actor, { ...input, where }) : await listEvents(db, actor, input);
   } catch (err) {
-    if (!(err instanceof ZodError)) throw err;
-    inputError = err.issues.map((i) => i.message).join("; ");
+    // A filter or condition that does not parse, a window too wide, a search past its time: said, not thrown.
+    const message = err instanceof ZodError ? err.issues.map((i) => i.message).join("; ") : expectedErrorMessage(err);
+    if (message === undefined) throw err;
+    inputError = message;
   }
   const rows: EventRowView[] = page.rows.map((r) => ({ ...r, receivedAt: r.receivedAt.toISOString() }));
   const mayAct = can(actor.role, "events.requeue");
   const sources = (await sourcesFromEnv().list()).map((s) => s.slug);
-  const filtered = Object.values(filter).some((v) => v !== undefined && v !== "");
+  const types = await listEventTypes(db, actor);
+  const filtered = where !== undefined || Object.values(filter).some((v) => v !== undefined && v !== "");
   // A search that matched no event by its id matched a customer/object id or email: offer everything about it.
   const q = filter.q?.trim();
   const subject = rows.find((r) => r.match && r.match.field !== "event id")?.match?.value;
@@ -50,9 +54,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
       <PageHeader
         title="Events"
         description="Every verified delivery, newest first. Filter, search a customer, open one to read and prove it."
-        actions={mayAct && <BulkRequeue filter={filter} />}
+        actions={mayAct && !where && <BulkRequeue filter={filter} />}
       />
-      <EventsToolbar sources={sources} statuses={EVENT_STATUSES} />
+      <EventsToolbar sources={sources} statuses={EVENT_STATUSES} types={types} />
       {inputError && (
         <p
           className="mb-3 rounded-md border border-destructive/40 bg-destructive/10 px-3 py-2 text-sm text-destructive"
@@ -68,7 +72,8 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
           </Link>
         </p>
       )}
-      {firstPage && !inputError && <NewEvents filter={filter} head={page.headCursor} />}
+      {page.payload && <PayloadSearchNote info={page.payload} />}
+      {firstPage && !inputError && !where && <NewEvents filter={filter} head={page.headCursor} />}
       <EventsTable rows={rows} mayAct={mayAct} />
       <nav className="mt-3 flex flex-wrap items-center justify-between gap-2" aria-label="Pages">
         <span className="text-sm text-muted-foreground">
@@ -96,5 +101,16 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         </div>
       </nav>
     </>
+  );
+}
+
+/** What a payload search read: its window, how many events it examined and how many matched. */
+function PayloadSearchNote({ info }: { info: PayloadSearchInfo }) {
+  return (
+    <p className="mb-3 text-sm break-words" role="status" data-payload-search="">
+      Examined {plural(info.examined, "event")} received <Time value={info.from} /> to <Time value={info.to} /> UTC
+      {info.defaulted ? " (the last 24 hours)" : ""}: {info.matched.toLocaleString("en")} matched{" "}
+      <code className="font-mono text-xs break-all">{info.condition}</code>, in {(info.ms / 1000).toFixed(1)} s.
+    </p>
   );
 }

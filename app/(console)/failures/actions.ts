@@ -2,10 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { requirePermission } from "@/lib/auth/audited";
-import { FailureGroupKey, FAILURE_GROUP_STATUSES } from "@/lib/ledger/failure-groups";
-import { countRequeueable, requeueMatching } from "@/lib/ledger/requeue-matching";
-import { ResolveDeadInput, resolveDeadEvents, type ResolveDeadResult } from "@/lib/ledger/resolve-dead";
+import { requirePermission } from "@/lib/audit/audited";
+import { FailureGroupKey, FAILURE_GROUP_STATUSES } from "@/lib/console/failure-groups";
+import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
+import { ResolveDeadInput, resolveDeadEvents, type ResolveDeadResult } from "@/lib/console/resolve-dead";
 import { actionError, type ActionResult } from "../../_lib/action-result";
 import { getRequestContext } from "../../_lib/session";
 

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { requirePermission } from "@/lib/auth/audited";
+import { requirePermission } from "@/lib/audit/audited";
 import { launchReplay, getReplaySetup, resumeReplay } from "@/lib/replay/embedded";
 import { getReplayWindow, REPLAY_FORM_FIELDS, type ReplayFormErrors, type ReplayFormValues } from "@/lib/replay/form";
 import { cancelReplayRun, getReplayRun, replayInputFromPreview } from "@/lib/replay/runs";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/page-header";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import { getReplaySetup } from "@/lib/replay/embedded";
 import { formatUtcDateTime, REPLAY_MAX_WINDOW, type ReplaySourceSetup } from "@/lib/replay/form";
 import { getReplayRun, listReplayRuns } from "@/lib/replay/runs";

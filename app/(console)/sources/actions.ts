@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { requirePermission } from "@/lib/auth/audited";
+import { requirePermission } from "@/lib/audit/audited";
 import { ValidationError } from "@/lib/errors";
 import {
   addSourceSecret,
@@ -28,6 +28,8 @@ export interface TestEventView {
   /** The receiver's answer, as text. */
   answer: string;
   link?: string;
+  /** The ledger marked the stored event as a test. */
+  test: boolean;
 }
 
 /** The refusal is audited under the verb's own action name, as the verb would have. */
@@ -154,10 +156,16 @@ export async function setSourceStateAction(input: {
   }
 }
 
-export async function sendTestEventAction(input: { slug: string }): Promise<ActionResult<TestEventView>> {
+export async function sendTestEventAction(input: {
+  slug: string;
+  type?: string;
+}): Promise<ActionResult<TestEventView>> {
   try {
     const ctx = await sourcesContext();
-    const r = await sendTestEvent({ ...ctx, baseUrl: receiverBaseUrl() }, { slug: String(input.slug) });
+    const r = await sendTestEvent(
+      { ...ctx, baseUrl: receiverBaseUrl() },
+      { slug: String(input.slug), ...(input.type === undefined ? {} : { type: String(input.type) }) },
+    );
     revalidatePath("/sources");
     revalidatePath(`/sources/${r.slug}`);
     return {
@@ -168,6 +176,7 @@ export async function sendTestEventAction(input: { slug: string }): Promise<Acti
         eventType: r.eventType,
         answer: typeof r.answer === "string" ? r.answer : JSON.stringify(r.answer, null, 2),
         link: r.link,
+        test: r.test,
       },
     };
   } catch (err) {

@@ -5,7 +5,7 @@ import { PageHeader } from "@/components/page-header";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader } from "@/components/ui/card";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { listSources } from "@/lib/sources/summary";
 import { requirePage } from "../../_lib/session";

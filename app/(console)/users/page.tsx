@@ -55,8 +55,8 @@ export default async function UsersPage() {
         <TableHeader>
           <TableRow>
             <TableHead>User</TableHead>
-            <TableHead className="hidden md:table-cell">Status</TableHead>
-            <TableHead className="hidden lg:table-cell">Added (UTC)</TableHead>
+            <TableHead from="md">Status</TableHead>
+            <TableHead from="lg">Added (UTC)</TableHead>
             <TableHead className="text-right">Role and access</TableHead>
           </TableRow>
         </TableHeader>
@@ -73,10 +73,10 @@ export default async function UsersPage() {
                   </span>
                 </div>
               </TableCell>
-              <TableCell className="hidden align-middle md:table-cell">
+              <TableCell from="md" className="align-middle">
                 <Badge tone={u.disabled ? "danger" : "success"}>{u.disabled ? "disabled" : "active"}</Badge>
               </TableCell>
-              <TableCell className="hidden align-middle whitespace-nowrap font-mono text-xs lg:table-cell">
+              <TableCell from="lg" className="align-middle whitespace-nowrap font-mono text-xs">
                 <Time value={u.createdAt} />
               </TableCell>
               <TableCell className="w-px align-middle">

@@ -1,7 +1,10 @@
 import { isoToMicros } from "@/lib/providers/time";
-import { firstPriceId, objectAt, optionalString, stringAt } from "../read";
+import { below, firstPriceId, inputError, objectAt, optionalString, stringAt } from "../read";
 import { writeSubscription, writeSubscriptions, type SubscriptionState } from "../subscription-store";
-import { defineSnapshotHandler, HandlerInputError } from "../types";
+import { defineSnapshotHandler } from "../types";
+
+/** A tie's answer from Paddle's API: not in the payload. */
+const API_ANSWER = { name: "the API's subscription", path: null };
 
 /** subscription.* → subscription, versioned by occurred_at in microseconds (Paddle sends six digits). */
 export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
@@ -11,7 +14,7 @@ export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
     const data = objectAt(payload, "data");
     const externalId = stringAt(data, "id", "data");
     const version = isoToMicros((payload as Record<string, unknown>).occurred_at);
-    if (version === undefined) throw new HandlerInputError("payload has no occurred_at timestamp");
+    if (version === undefined) throw inputError("payload has no occurred_at timestamp", "occurred_at", "missing");
     const state: SubscriptionState = {
       externalId,
       customerId: optionalString(data, "customer_id"),
@@ -28,10 +31,10 @@ export const paddleSubscription = defineSnapshotHandler<SubscriptionState>({
     state(body) {
       const data = objectAt(body, "");
       return {
-        externalId: stringAt(data, "id", "the API's subscription"),
+        externalId: stringAt(data, "id", API_ANSWER),
         customerId: optionalString(data, "customer_id"),
-        plan: firstPriceId(data.items, "the API's subscription.items"),
-        status: stringAt(data, "status", "the API's subscription"),
+        plan: firstPriceId(data.items, below(API_ANSWER, "items")),
+        status: stringAt(data, "status", API_ANSWER),
       };
     },
   },

@@ -1,15 +1,19 @@
 import { shopifyId } from "@/lib/providers/shopify";
 import { isoToMicros } from "@/lib/providers/time";
-import { objectAt, optionalString, stringAt } from "../read";
-import { defineSnapshotHandler, HandlerInputError } from "../types";
+import { inputError, objectAt, optionalString, stringAt, type Where } from "../read";
+import { defineSnapshotHandler } from "../types";
 import { writeOrder, writeOrders, type OrderState } from "./order-store";
 
 /** A date the payload gives as text; one that is none is the payload's fault, and no retry mends it. */
-function dateAt(text: string, where: string): Date {
+function dateAt(text: string, where: Where & { name: string }): Date {
   const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new HandlerInputError(`payload's ${where} is not a date: ${text.slice(0, 40)}`);
+  if (Number.isNaN(d.getTime()))
+    throw inputError(`payload's ${where.name} is not a date: ${text.slice(0, 40)}`, where, "not-a-date");
   return d;
 }
+
+/** A Shopify webhook's body is the order itself: its root, as messages name it. */
+const ORDER = { name: "order", path: [] } as const;
 
 /** orders/create|updated|cancelled → order, versioned by the order's updated_at. */
 export const shopifyOrder = defineSnapshotHandler<OrderState>({
@@ -17,9 +21,10 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
   types: ["orders/create", "orders/updated", "orders/cancelled"],
   read({ payload }) {
     const o = objectAt(payload, "");
-    const externalId = shopifyId(o) ?? stringAt(o, "id", "order");
+    const externalId = shopifyId(o) ?? stringAt(o, "id", ORDER);
     const version = isoToMicros(o.updated_at);
-    if (version === undefined) throw new HandlerInputError("payload has no order.updated_at timestamp");
+    if (version === undefined)
+      throw inputError("payload has no order.updated_at timestamp", { name: "order", path: ["updated_at"] }, "missing");
     const cancelled = optionalString(o, "cancelled_at");
     const state: OrderState = {
       externalId,
@@ -29,7 +34,7 @@ export const shopifyOrder = defineSnapshotHandler<OrderState>({
       fulfillmentStatus: optionalString(o, "fulfillment_status"),
       totalPrice: optionalString(o, "total_price"),
       currency: optionalString(o, "currency"),
-      cancelledAt: cancelled ? dateAt(cancelled, "order.cancelled_at") : null,
+      cancelledAt: cancelled ? dateAt(cancelled, { name: "order.cancelled_at", path: ["cancelled_at"] }) : null,
     };
     return { entity: { type: "order", id: externalId, version }, state };
   },

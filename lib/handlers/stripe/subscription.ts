@@ -1,16 +1,24 @@
 import { withArticle } from "@/lib/format/words";
-import { firstPriceId, integerAt, objectAt, optionalString, stringAt } from "../read";
+import { below, firstPriceId, inputError, integerAt, objectAt, optionalString, stringAt, type Where } from "../read";
 import { writeSubscription, writeSubscriptions, type SubscriptionState } from "../subscription-store";
-import { defineSnapshotHandler, HandlerInputError } from "../types";
+import { defineSnapshotHandler } from "../types";
 
 /**
  * customer.subscription.* → subscription. The version is event.created (seconds): data.object.created
  * is the subscription's birth and never changes across updates. A delete keeps the row as canceled at
  * its version, so a late, older update cannot bring it back.
  */
-function stateOf(object: Record<string, unknown>, deleted: boolean, where: string): SubscriptionState {
+function stateOf(
+  object: Record<string, unknown>,
+  deleted: boolean,
+  where: Where & { name: string },
+): SubscriptionState {
   if (object.object !== undefined && object.object !== "subscription")
-    throw new HandlerInputError(`${where} is ${withArticle(String(object.object))}, not a subscription`);
+    throw inputError(
+      `${where.name} is ${withArticle(String(object.object))}, not a subscription`,
+      below(where, "object"),
+      "wrong-object",
+    );
   const customer = object.customer;
   return {
     externalId: stringAt(object, "id", where),
@@ -20,7 +28,7 @@ function stateOf(object: Record<string, unknown>, deleted: boolean, where: strin
         : typeof customer === "object" && customer
           ? optionalString(customer as Record<string, unknown>, "id")
           : null,
-    plan: firstPriceId(object.items, `${where}.items.data`),
+    plan: firstPriceId(object.items, below(where, "items", "data")),
     status: deleted ? "canceled" : stringAt(object, "status", where),
   };
 }
@@ -30,8 +38,11 @@ export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
   types: ["customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted"],
   read({ payload, eventType }) {
     const object = objectAt(payload, "data.object");
-    const state = stateOf(object, eventType === "customer.subscription.deleted", "data.object");
-    const version = integerAt(payload as Record<string, unknown>, "created", "event");
+    const state = stateOf(object, eventType === "customer.subscription.deleted", {
+      name: "data.object",
+      path: ["data", "object"],
+    });
+    const version = integerAt(payload as Record<string, unknown>, "created", { name: "event", path: [] });
     return { entity: { type: "subscription", id: state.externalId, version }, state };
   },
   write: (tx, state, ctx) => writeSubscription(tx, "stripe", { state, ...ctx }),
@@ -48,6 +59,6 @@ export const stripeSubscription = defineSnapshotHandler<SubscriptionState>({
   },
   current: {
     path: (entity) => `/v1/subscriptions/${encodeURIComponent(entity.id)}`,
-    state: (body) => stateOf(objectAt(body, ""), false, "the API's subscription"),
+    state: (body) => stateOf(objectAt(body, ""), false, { name: "the API's subscription", path: null }),
   },
 });

@@ -8,6 +8,7 @@ const RULE_WORDS: Record<IncidentRow["rule"], string> = {
   backlog_age: "backlog age",
   refusal_rate: "refusals",
   source_silent: "silent source",
+  destination_failing: "failing destination",
 };
 
 const Empty = ({ children }: { children: string }) => (
@@ -23,9 +24,9 @@ export function IncidentsTable({ rows }: { rows: IncidentRow[] }) {
         <TableRow>
           <TableHead>State</TableHead>
           <TableHead>Incident</TableHead>
-          <TableHead className="hidden md:table-cell">Subject</TableHead>
-          <TableHead className="hidden sm:table-cell">Opened (UTC)</TableHead>
-          <TableHead className="hidden lg:table-cell">Resolved (UTC)</TableHead>
+          <TableHead from="md">Subject</TableHead>
+          <TableHead from="sm">Opened (UTC)</TableHead>
+          <TableHead from="lg">Resolved (UTC)</TableHead>
         </TableRow>
       </TableHeader>
       <TableBody>
@@ -34,7 +35,7 @@ export function IncidentsTable({ rows }: { rows: IncidentRow[] }) {
             <TableCell>
               <Badge tone={r.state === "firing" ? "danger" : "success"}>{r.state}</Badge>
             </TableCell>
-            <TableCell className="min-w-48">
+            <TableCell label="Incident" className="min-w-48">
               <div className="text-xs font-medium text-muted-foreground">{RULE_WORDS[r.rule]}</div>
               <div className="break-words">{r.summary}</div>
               {r.state === "firing" && r.clearSince && (
@@ -55,11 +56,13 @@ export function IncidentsTable({ rows }: { rows: IncidentRow[] }) {
                 )}
               </div>
             </TableCell>
-            <TableCell className="hidden max-w-56 font-mono text-xs break-all md:table-cell">{r.subject}</TableCell>
-            <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+            <TableCell from="md" className="max-w-56 font-mono text-xs break-all">
+              {r.subject}
+            </TableCell>
+            <TableCell from="sm" label="Opened (UTC)" className="text-xs whitespace-nowrap">
               <Time value={r.openedAt} />
             </TableCell>
-            <TableCell className="hidden text-xs lg:table-cell">
+            <TableCell from="lg" className="text-xs">
               {r.resolvedAt ? <Time value={r.resolvedAt} className="whitespace-nowrap" /> : "—"}
               {r.resolution && <div className="break-words text-muted-foreground">{r.resolution}</div>}
             </TableCell>
@@ -103,12 +106,14 @@ export function DeliveriesTable({ rows }: { rows: DeliveryRow[] }) {
     <Table aria-label="Recent alert deliveries">
       <TableHeader>
         <TableRow>
-          <TableHead className="hidden sm:table-cell">Queued (UTC)</TableHead>
+          <TableHead from="sm">Queued (UTC)</TableHead>
           <TableHead>Message</TableHead>
           <TableHead>Status</TableHead>
-          <TableHead className="hidden text-right md:table-cell">Attempts</TableHead>
-          <TableHead className="hidden lg:table-cell">Sent / next try (UTC)</TableHead>
-          <TableHead className="hidden lg:table-cell">Last error</TableHead>
+          <TableHead from="md" className="text-right">
+            Attempts
+          </TableHead>
+          <TableHead from="lg">Sent / next try (UTC)</TableHead>
+          <TableHead from="lg">Last error</TableHead>
         </TableRow>
       </TableHeader>
       <TableBody>
@@ -117,7 +122,7 @@ export function DeliveriesTable({ rows }: { rows: DeliveryRow[] }) {
           const error = lastError(d);
           return (
             <TableRow key={d.id} data-delivery={d.id} data-status={d.status} data-channel={d.channel}>
-              <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+              <TableCell from="sm" label="Queued (UTC)" className="text-xs whitespace-nowrap">
                 <Time value={d.createdAt} />
               </TableCell>
               <TableCell className="min-w-48">
@@ -139,16 +144,16 @@ export function DeliveriesTable({ rows }: { rows: DeliveryRow[] }) {
                   {error && <span className="break-words text-destructive">{error}</span>}
                 </div>
               </TableCell>
-              <TableCell>
+              <TableCell label="Status">
                 <Badge tone={s.tone}>{s.word}</Badge>
               </TableCell>
-              <TableCell className="hidden text-right tabular-nums md:table-cell" data-count="attempts">
+              <TableCell from="md" className="text-right tabular-nums" data-count="attempts">
                 {d.attempts}
               </TableCell>
-              <TableCell className="hidden text-xs whitespace-nowrap lg:table-cell">
+              <TableCell from="lg" className="text-xs whitespace-nowrap">
                 <When d={d} />
               </TableCell>
-              <TableCell className="hidden max-w-xs text-xs break-words text-destructive lg:table-cell">
+              <TableCell from="lg" className="max-w-xs text-xs break-words text-destructive">
                 {error}
               </TableCell>
             </TableRow>

@@ -2,66 +2,43 @@ import Link from "next/link";
 import { Time } from "@/components/time";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import type { AuditPage } from "@/lib/auth/audit-log";
+import type { AuditPage } from "@/lib/audit/log";
 import { auditHref, OUTCOME_WORDS, type AuditFilterKey } from "./params";
-import { describeTarget } from "./targets";
+import { describeAudit, type Part } from "./sentence";
 
 type Row = AuditPage["rows"][number];
 type Filters = Partial<Record<AuditFilterKey, string>>;
 
 const OUTCOME_TONES: Record<Row["result"], BadgeTone> = { ok: "success", refused: "warning", error: "danger" };
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const MAX_VALUE = 400;
+/** The raw detail is kept for whoever needs the exact values; a bundle's list of events can be long. */
+const RAW_MAX = 4000;
 
-function Outcome({ row }: { row: Row }) {
-  return <Badge tone={OUTCOME_TONES[row.result]}>{OUTCOME_WORDS[row.result]}</Badge>;
-}
-
-function Target({ target, canManageUsers }: { target: string; canManageUsers: boolean }) {
-  const t = describeTarget(target, { canManageUsers });
-  const rest = t.href ? (
-    <Link href={t.href} className="text-primary underline-offset-2 hover:underline">
-      {t.rest}
-    </Link>
-  ) : (
-    t.rest
-  );
+function Sentence({ parts }: { parts: Part[] }) {
   return (
-    <span className="font-mono text-xs break-all">
-      {t.prefix && <span className="text-muted-foreground">{t.prefix}</span>}
-      {rest}
-    </span>
+    <p className="break-words" data-sentence="">
+      {parts.map((p, i) => {
+        if (typeof p === "string") return p;
+        if ("at" in p) return <Time key={i} value={p.at} className="whitespace-nowrap" />;
+        const cls = p.code ? "font-mono text-[0.8125rem] [overflow-wrap:anywhere]" : "[overflow-wrap:anywhere]";
+        return p.href ? (
+          <Link key={i} href={p.href} className={`${cls} text-primary underline-offset-2 hover:underline`}>
+            {p.text}
+          </Link>
+        ) : (
+          <span key={i} className={cls}>
+            {p.text}
+          </span>
+        );
+      })}
+    </p>
   );
 }
 
-/** Any value a verb stored, as text: strings as they are, times as dates, the rest as compact JSON. */
-function DetailValue({ value }: { value: unknown }) {
-  if (typeof value === "string" && ISO_INSTANT.test(value)) return <Time value={value} />;
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return <>{text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE)}…` : text}</>;
-}
-
-const titleOf = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value)).slice(0, 2000);
-
-/** `clamp`: in the wide column each value is cut at three lines (the whole value on hover). */
-function Details({ detail, clamp = false }: { detail: Record<string, unknown>; clamp?: boolean }) {
-  const entries = Object.entries(detail);
-  if (entries.length === 0) return null;
-  return (
-    <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2 gap-y-0.5 font-mono text-xs">
-      {entries.map(([key, value]) => (
-        <div key={key} className="contents">
-          <dt className="text-muted-foreground">{key}</dt>
-          <dd
-            className={clamp ? "line-clamp-3 [overflow-wrap:anywhere]" : "[overflow-wrap:anywhere]"}
-            title={clamp ? titleOf(value) : undefined}
-          >
-            <DetailValue value={value} />
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
+/** The row as the verb wrote it (action, target, detail), as text. */
+function rawOf(r: Row): string {
+  const detail = Object.keys(r.detail).length ? `\ndetail ${JSON.stringify(r.detail, null, 2)}` : "";
+  const text = `target ${r.target}${detail}`;
+  return text.length > RAW_MAX ? `${text.slice(0, RAW_MAX)}…` : text;
 }
 
 function FilterLink({ filters, set, children }: { filters: Filters; set: Filters; children: string }) {
@@ -77,8 +54,8 @@ function FilterLink({ filters, set, children }: { filters: Filters; set: Filters
 }
 
 /**
- * The log as a table from 390 px up: the action cell carries what the hidden columns show (when, who,
- * target, error, details) on narrower screens, so nothing is out of reach on a phone.
+ * Each entry says what was done in words, with links to what it concerns; the row as written (action,
+ * target, detail) is under Details. On phones the when and who sit under the sentence.
  */
 export function AuditTable({
   rows,
@@ -93,62 +70,54 @@ export function AuditTable({
     <Table>
       <TableHeader>
         <TableRow>
-          <TableHead className="hidden md:table-cell">When (UTC)</TableHead>
-          <TableHead>Action</TableHead>
-          <TableHead className="hidden lg:table-cell">Actor</TableHead>
-          <TableHead className="hidden md:table-cell">Target</TableHead>
+          <TableHead from="md">When (UTC)</TableHead>
+          <TableHead>What happened</TableHead>
+          <TableHead from="lg">Actor</TableHead>
           <TableHead>Outcome</TableHead>
-          <TableHead className="hidden xl:table-cell">Details</TableHead>
         </TableRow>
       </TableHeader>
       <TableBody>
         {rows.map((r) => (
           <TableRow key={r.id} data-audit-id={r.id} data-action={r.action}>
-            <TableCell className="hidden whitespace-nowrap font-mono text-xs md:table-cell">
+            <TableCell from="md" className="whitespace-nowrap font-mono text-xs">
               <Time value={r.at} />
             </TableCell>
             <TableCell className="min-w-0">
-              <div className="font-mono text-xs font-medium break-all">
-                <FilterLink filters={filters} set={{ action: r.action }}>
-                  {r.action}
-                </FilterLink>
+              <Sentence parts={describeAudit(r, { canManageUsers })} />
+              <div className="mt-1 flex flex-wrap gap-x-2 text-xs text-muted-foreground lg:hidden">
+                <Time value={r.at} className="font-mono md:hidden" />
+                <span className="break-all">
+                  by{" "}
+                  <FilterLink filters={filters} set={{ actor: r.actorEmail }}>
+                    {r.actorEmail}
+                  </FilterLink>
+                </span>
               </div>
-              <div className="mt-1 flex flex-col gap-1 text-xs text-muted-foreground md:hidden">
-                <Time value={r.at} className="font-mono" />
-                <Target target={r.target} canManageUsers={canManageUsers} />
-              </div>
-              <div className="mt-1 text-xs break-all lg:hidden">
-                <span className="text-muted-foreground">by </span>
-                <FilterLink filters={filters} set={{ actor: r.actorEmail }}>
-                  {r.actorEmail}
-                </FilterLink>
-              </div>
-              {r.error && <p className="mt-1 text-xs break-words text-destructive md:hidden">{r.error}</p>}
-              {Object.keys(r.detail).length > 0 && (
-                <details className="mt-1 xl:hidden">
-                  <summary className="cursor-pointer text-xs text-muted-foreground">Details</summary>
-                  <div className="mt-1">
-                    <Details detail={r.detail} />
-                  </div>
-                </details>
-              )}
+              <details className="mt-1 text-xs">
+                <summary className="w-fit cursor-pointer text-muted-foreground">Details</summary>
+                <div className="mt-1 flex flex-col gap-1">
+                  <span className="text-muted-foreground">
+                    action{" "}
+                    <span className="font-mono">
+                      <FilterLink filters={filters} set={{ action: r.action }}>
+                        {r.action}
+                      </FilterLink>
+                    </span>
+                  </span>
+                  <pre className="max-h-64 overflow-auto rounded-md bg-muted px-2 py-1.5 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+                    {rawOf(r)}
+                  </pre>
+                </div>
+              </details>
             </TableCell>
-            <TableCell className="hidden max-w-64 text-xs break-all lg:table-cell">
+            <TableCell from="lg" className="min-w-56 max-w-72 text-xs [overflow-wrap:anywhere]">
               <FilterLink filters={filters} set={{ actor: r.actorEmail }}>
                 {r.actorEmail}
               </FilterLink>
             </TableCell>
-            <TableCell className="hidden max-w-72 md:table-cell">
-              <Target target={r.target} canManageUsers={canManageUsers} />
-            </TableCell>
-            <TableCell>
-              <Outcome row={r} />
-              {r.error && (
-                <p className="mt-1 hidden max-w-64 text-xs break-words text-destructive md:block">{r.error}</p>
-              )}
-            </TableCell>
-            <TableCell className="hidden max-w-80 xl:table-cell">
-              <Details detail={r.detail} clamp />
+            <TableCell label="Outcome">
+              <Badge tone={OUTCOME_TONES[r.result]}>{OUTCOME_WORDS[r.result]}</Badge>
+              {r.error && <p className="mt-1 max-w-64 text-xs break-words text-destructive">{r.error}</p>}
             </TableCell>
           </TableRow>
         ))}

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import type { EntityTimeline } from "@/lib/ledger/entity-timeline";
-import { timelineVersionWords } from "@/lib/ledger/entity-words";
+import type { EntityTimeline } from "@/lib/console/entity-timeline";
+import { timelineVersionWords } from "@/lib/console/entity-words";
 import { plural } from "@/lib/format/words";
 import { eventHref } from "../../events/_components/links";
 import { StateValue } from "./state-value";

@@ -3,7 +3,7 @@ import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
-import type { EntityTimeline, TimelineEntry } from "@/lib/ledger/entity-timeline";
+import type { EntityTimeline, TimelineEntry } from "@/lib/console/entity-timeline";
 import { ApplyTieButton } from "../../events/_components/apply-tie-button";
 import { entityHref, eventHref } from "../../events/_components/links";
 import { VersionTime } from "./version-time";

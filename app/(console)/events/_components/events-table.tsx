@@ -9,6 +9,7 @@ import { createColumnHelper, rowSortingFeature, tableFeatures, type SortingState
 import { Breakable } from "@/components/breakable";
 import { DataTable } from "@/components/data-table/data-table";
 import { EventStatusBadge, type EventOutcome, type EventResolution } from "@/components/event-status";
+import { TestBadge } from "@/components/test-badge";
 import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -39,6 +40,8 @@ export interface EventRowView {
   /** The provider's version of the entity (its time, in seconds or microseconds): shown as a date. */
   entityVersion?: number | null;
   via: string;
+  /** Sent by the console's test button: never applied. */
+  test?: boolean;
   /** For a search: which field of the payload matched. */
   match?: { field: string; value: string } | null;
 }
@@ -97,20 +100,20 @@ const columnsFor = (mayAct: boolean) => ({
     header: "Received (UTC)",
     enableSorting: true,
     sortDescFirst: true,
-    meta: { className: "hidden whitespace-nowrap font-mono text-xs sm:table-cell" },
+    meta: { from: "sm", className: "whitespace-nowrap font-mono text-xs" },
     cell: (c) => <Time value={c.getValue()} />,
   }),
   source: col.accessor("source", {
     header: "Source",
     enableSorting: false,
-    meta: { className: "hidden md:table-cell" },
+    meta: { from: "md" },
     cell: (c) => <Badge tone="outline">{c.getValue()}</Badge>,
   }),
   entity: col.accessor("entityId", {
     id: "entity",
     header: "Entity",
     enableSorting: false,
-    meta: { className: "hidden max-w-48 lg:table-cell" },
+    meta: { from: "lg", className: "max-w-48" },
     cell: ({ row: { original: r } }) =>
       r.entityType && r.entityId ? (
         <Link
@@ -128,7 +131,7 @@ const columnsFor = (mayAct: boolean) => ({
     id: "provider",
     header: "Provider time",
     enableSorting: false,
-    meta: { className: "hidden whitespace-nowrap font-mono text-xs xl:table-cell" },
+    meta: { from: "xl", className: "whitespace-nowrap font-mono text-xs" },
     cell: (c) => {
       const v = c.getValue();
       return typeof v === "number" ? <Time value={versionDate(v)} /> : <span className="text-muted-foreground">—</span>;
@@ -140,8 +143,9 @@ const columnsFor = (mayAct: boolean) => ({
     cell: ({ row: { original: r } }) => (
       <div className="flex min-w-0 max-w-[20rem] flex-col items-start gap-1">
         <div className="flex flex-wrap gap-1">
-          <EventStatusBadge status={r.status} outcome={r.outcome} resolution={r.resolution} />
+          <EventStatusBadge status={r.status} outcome={r.outcome} resolution={r.resolution} test={r.test} />
           {r.via === "replay" && <Badge tone="outline">replay</Badge>}
+          {r.test && <TestBadge />}
         </div>
         {r.resolutionNote && <span className="line-clamp-2 text-xs text-muted-foreground">“{r.resolutionNote}”</span>}
         {r.lastError && r.status !== "settled" && (
@@ -156,12 +160,12 @@ const columnsFor = (mayAct: boolean) => ({
   attempts: col.accessor("attempts", {
     header: "Attempts",
     enableSorting: false,
-    meta: { className: "hidden text-right tabular-nums lg:table-cell" },
+    meta: { from: "lg", className: "text-right tabular-nums" },
   }),
   actions: col.display({
     id: "actions",
     header: "Actions",
-    meta: { className: "hidden sm:table-cell" },
+    meta: { from: "sm" },
     cell: ({ row: { original: r } }) => <RowActions source={r.source} eventId={r.eventId} status={r.status} />,
   }),
 });

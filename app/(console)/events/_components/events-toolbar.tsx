@@ -22,11 +22,13 @@ const keys = {
   type: parseAsString,
   from: parseAsString,
   to: parseAsString,
+  test: parseAsString,
+  where: parseAsString,
   cursor: parseAsString,
   back: parseAsString,
 };
-type Field = "q" | "source" | "status" | "type" | "from" | "to";
-const FIELDS: Field[] = ["q", "source", "status", "type", "from", "to"];
+type Field = "q" | "source" | "status" | "type" | "from" | "to" | "test" | "where";
+const FIELDS: Field[] = ["q", "source", "status", "type", "from", "to", "test", "where"];
 
 /** "2026-11-29 10:00" as typed: 24 h UTC. The filter parses it (a space or a T between date and time). */
 const UTC_PATTERN = String.raw`\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?`;
@@ -35,7 +37,16 @@ const UTC_PATTERN = String.raw`\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?`;
  * The filter lives in the URL (nuqs): a view is a link, and empty fields leave no `?q=&source=` behind.
  * Applying re-renders the server page (shallow: false) and starts again from the first page.
  */
-export function EventsToolbar({ sources, statuses }: { sources: readonly string[]; statuses: readonly string[] }) {
+export function EventsToolbar({
+  sources,
+  statuses,
+  types,
+}: {
+  sources: readonly string[];
+  statuses: readonly string[];
+  /** The event types seen, offered as the type filter's suggestions. */
+  types: readonly string[];
+}) {
   const [pending, startTransition] = useTransition();
   const [url, setUrl] = useQueryStates(keys, { shallow: false, startTransition, history: "push" });
   const values = pick(url);
@@ -104,7 +115,7 @@ export function EventsToolbar({ sources, statuses }: { sources: readonly string[
           <ViewsMenu />
         </div>
       </div>
-      <div className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-5">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-6">
         <Label>
           Source
           <NativeSelect name="source" defaultValue={values.source}>
@@ -127,11 +138,47 @@ export function EventsToolbar({ sources, statuses }: { sources: readonly string[
         </Label>
         <Label>
           Type
-          <Input name="type" defaultValue={values.type} placeholder="invoice.paid" spellCheck={false} />
+          <Input
+            name="type"
+            defaultValue={values.type}
+            placeholder="invoice.paid"
+            spellCheck={false}
+            list="event-types"
+            autoComplete="off"
+          />
+          <datalist id="event-types">
+            {types.map((t) => (
+              <option key={t} value={t} />
+            ))}
+          </datalist>
+        </Label>
+        <Label>
+          Tests
+          <NativeSelect name="test" defaultValue={values.test}>
+            <option value="">included</option>
+            <option value="only">only tests</option>
+            <option value="hide">hidden</option>
+          </NativeSelect>
         </Label>
         <UtcField label="From" name="from" value={values.from} example="2026-11-29 08:00" />
         <UtcField label="To" name="to" value={values.to} example="2026-11-29 18:00" />
       </div>
+      <Label>
+        Payload condition
+        <Input
+          name="where"
+          defaultValue={values.where}
+          placeholder="data.object.status = past_due"
+          spellCheck={false}
+          autoComplete="off"
+          className="font-mono"
+          aria-describedby="where-help"
+        />
+        <span id="where-help" className="text-xs font-normal text-muted-foreground">
+          A path, then = (equals), != (differs), ~ (contains, any case), exists or !exists, and a value. Searches the
+          events received between From and To (the last 24 h when both are empty; a week at most).
+        </span>
+      </Label>
     </form>
   );
 }
@@ -155,7 +202,7 @@ function UtcField({ label, name, value, example }: { label: string; name: Field;
 }
 
 function empty(): Record<Field, string> {
-  return { q: "", source: "", status: "", type: "", from: "", to: "" };
+  return { q: "", source: "", status: "", type: "", from: "", to: "", test: "", where: "" };
 }
 
 function pick(url: Record<string, string | null>): Record<Field, string> {

@@ -1,9 +1,9 @@
-import { EVENT_SORTS, type EventSort } from "@/lib/ledger/list-events";
+import { EVENT_SORTS, type EventSort } from "@/lib/console/list-events";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 
 /** URL keys the events view owns; everything it shows can be shared as a link. */
-export const FILTER_KEYS = ["q", "source", "type", "status", "from", "to"] as const;
+export const FILTER_KEYS = ["q", "source", "type", "status", "from", "to", "test"] as const;
 
 export function filterFromParams(sp: SearchParams) {
   const pick = (k: string) => sp[k];
@@ -14,6 +14,7 @@ export function filterFromParams(sp: SearchParams) {
     status: pick("status"),
     from: one(pick("from")),
     to: one(pick("to")),
+    test: one(pick("test")),
   };
 }
 

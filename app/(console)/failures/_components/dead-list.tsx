@@ -137,21 +137,25 @@ export function DeadList({
           <TableRow>
             {mayAct && (
               <TableHead className="w-8">
-                <input
-                  type="checkbox"
-                  className="size-4 accent-primary align-middle"
-                  aria-label="Select every dead event on this page"
-                  checked={all}
-                  disabled={rows.length === 0}
-                  onChange={(e) => setPicked(e.target.checked ? new Set(rows.map(keyOf)) : new Set())}
-                />
+                {/* On a phone the header row is only this box: it says what it selects. */}
+                <label className="inline-flex items-center gap-2 max-md:px-[0.8125rem]">
+                  <input
+                    type="checkbox"
+                    className="size-4 accent-primary align-middle"
+                    aria-label="Select every dead event on this page"
+                    checked={all}
+                    disabled={rows.length === 0}
+                    onChange={(e) => setPicked(e.target.checked ? new Set(rows.map(keyOf)) : new Set())}
+                  />
+                  <span className="font-normal md:hidden">All on this page</span>
+                </label>
               </TableHead>
             )}
             <TableHead>Event</TableHead>
-            <TableHead className="hidden md:table-cell">Error kind</TableHead>
-            <TableHead className="hidden md:table-cell">Attempts</TableHead>
-            <TableHead className="hidden md:table-cell">Last error</TableHead>
-            <TableHead className="hidden lg:table-cell">Last attempt</TableHead>
+            <TableHead from="md">Error kind</TableHead>
+            <TableHead from="md">Attempts</TableHead>
+            <TableHead from="md">Last error</TableHead>
+            <TableHead from="lg">Last attempt</TableHead>
           </TableRow>
         </TableHeader>
         <TableBody>
@@ -161,7 +165,8 @@ export function DeadList({
             return (
               <TableRow key={k} data-event-id={r.eventId} data-state={picked.has(k) ? "selected" : undefined}>
                 {mayAct && (
-                  <TableCell>
+                  // On a phone the box sits beside the event, not on a line of its own.
+                  <TableCell className="max-md:float-left max-md:pr-3">
                     <input
                       type="checkbox"
                       className="mt-0.5 size-4 accent-primary"
@@ -189,18 +194,18 @@ export function DeadList({
                     last attempt <Time value={r.lastAttemptAt ?? r.receivedAt} />
                   </div>
                 </TableCell>
-                <TableCell className="hidden md:table-cell">
+                <TableCell from="md">
                   <KindBadge kind={r.errorKind} />
                 </TableCell>
-                <TableCell className="hidden text-xs whitespace-nowrap tabular-nums md:table-cell">
+                <TableCell from="md" className="text-xs whitespace-nowrap tabular-nums">
                   {attempts}
                 </TableCell>
-                <TableCell className="hidden text-xs break-words text-destructive md:table-cell">
+                <TableCell from="md" className="text-xs break-words text-destructive">
                   <span className="line-clamp-3" title={r.lastError ?? undefined}>
                     {r.lastError ?? "—"}
                   </span>
                 </TableCell>
-                <TableCell className="hidden text-xs whitespace-nowrap lg:table-cell">
+                <TableCell from="lg" className="text-xs whitespace-nowrap">
                   <Time value={r.lastAttemptAt ?? r.receivedAt} />
                 </TableCell>
               </TableRow>

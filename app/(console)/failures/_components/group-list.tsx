@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
-import type { FailureGroup } from "@/lib/ledger/failure-groups";
+import type { FailureGroup } from "@/lib/console/failure-groups";
 import { eventHref } from "../../events/_components/links";
 import { ListSection } from "./list-section";
 import { groupEventsHref } from "./params";

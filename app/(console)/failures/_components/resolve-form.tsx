@@ -4,7 +4,7 @@ import { useActionState, useState, useTransition, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Label, Textarea } from "@/components/ui/input";
 import type { ActionResult } from "../../../_lib/action-result";
-import type { ResolveDeadResult } from "@/lib/ledger/resolve-dead";
+import type { ResolveDeadResult } from "@/lib/console/resolve-dead";
 import { resolveDeadAction } from "../actions";
 import { useAnnounce } from "./announcer";
 

@@ -26,8 +26,8 @@ function Sample({ run }: { run: ReplayRun }) {
         <TableHeader>
           <TableRow>
             <TableHead>Event</TableHead>
-            <TableHead className="hidden sm:table-cell">Type</TableHead>
-            <TableHead className="hidden sm:table-cell">At the provider (UTC)</TableHead>
+            <TableHead from="sm">Type</TableHead>
+            <TableHead from="sm">At the provider (UTC)</TableHead>
           </TableRow>
         </TableHeader>
         <TableBody>
@@ -39,8 +39,10 @@ function Sample({ run }: { run: ReplayRun }) {
                   {s.type ?? "—"} · <Time value={s.at} />
                 </div>
               </TableCell>
-              <TableCell className="hidden font-mono text-xs sm:table-cell">{s.type ?? "—"}</TableCell>
-              <TableCell className="hidden whitespace-nowrap text-xs sm:table-cell">
+              <TableCell from="sm" label="Type" className="font-mono text-xs">
+                {s.type ?? "—"}
+              </TableCell>
+              <TableCell from="sm" label="At the provider" className="whitespace-nowrap text-xs">
                 <Time value={s.at} />
               </TableCell>
             </TableRow>

@@ -40,11 +40,11 @@ export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean
       <TableHeader>
         <TableRow>
           <TableHead>Run</TableHead>
-          <TableHead className="hidden md:table-cell">Window (UTC)</TableHead>
-          <TableHead className="hidden xl:table-cell">Who</TableHead>
+          <TableHead from="md">Window (UTC)</TableHead>
+          <TableHead from="xl">Who</TableHead>
           <TableHead>Status</TableHead>
           {COUNTS.map(([k, label]) => (
-            <TableHead key={k} className="hidden text-right md:table-cell">
+            <TableHead key={k} from="md" className="text-right">
               {label}
             </TableHead>
           ))}
@@ -73,13 +73,13 @@ export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean
                   <Window run={r} />
                 </div>
               </TableCell>
-              <TableCell className="hidden md:table-cell">
+              <TableCell from="md">
                 <Window run={r} />
               </TableCell>
-              <TableCell className="hidden max-w-56 truncate xl:table-cell" title={r.actor}>
+              <TableCell from="xl" className="max-w-56 truncate" title={r.actor}>
                 {r.actor}
               </TableCell>
-              <TableCell className="max-w-xs">
+              <TableCell label="Status" className="max-w-xs">
                 <Badge tone={status.tone}>{status.word}</Badge>
                 {r.status === "running" && (
                   <div className="mt-1 text-xs text-muted-foreground">
@@ -93,7 +93,7 @@ export function RunsTable({ runs, canAct }: { runs: ReplayRun[]; canAct: boolean
                 {r.lastError && <div className="mt-1 text-xs break-words text-destructive">{r.lastError}</div>}
               </TableCell>
               {COUNTS.map(([k]) => (
-                <TableCell key={k} className="hidden text-right tabular-nums md:table-cell" data-count={k}>
+                <TableCell key={k} from="md" className="text-right tabular-nums" data-count={k}>
                   {r[k]}
                 </TableCell>
               ))}

@@ -4,13 +4,15 @@ import { notFound } from "next/navigation";
 import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Alert } from "@/components/ui/alert";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import { getEnv } from "@/lib/env";
 import { NotFoundError } from "@/lib/errors";
 import { segmentValue } from "@/lib/ledger/params";
+import { isProviderKind } from "@/lib/providers/types";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { secretHint } from "@/lib/sources/secret-hints";
 import { getSource } from "@/lib/sources/summary";
+import { testEventTypes } from "@/lib/sources/test-samples";
 import { requirePage } from "../../../_lib/session";
 import { utcInputValue } from "../_components/format";
 import { RefusalsTable } from "../_components/refusals-table";
@@ -124,10 +126,14 @@ export default async function SourcePage({ params }: { params: Promise<{ slug: s
               {canTest && (
                 <div className="flex flex-col gap-2">
                   <p className="text-xs text-muted-foreground">
-                    Signs a sample {source.providerLabel} event with the newest active secret and posts it to this
-                    endpoint, as the provider would.
+                    Signs a sample {source.providerLabel} event of the type you choose with the newest active secret and
+                    posts it to this endpoint, as the provider would. The ledger marks it as a test and never applies
+                    it.
                   </p>
-                  <TestEvent slug={source.slug} />
+                  <TestEvent
+                    slug={source.slug}
+                    types={isProviderKind(source.provider) ? testEventTypes(source.provider) : []}
+                  />
                 </div>
               )}
             </CardContent>

@@ -20,11 +20,15 @@ export function RefusalsTable({ rows }: { rows: RefusalRow[] }) {
         <TableRow>
           <TableHead>Time (UTC)</TableHead>
           <TableHead>Reason</TableHead>
-          <TableHead className="hidden md:table-cell">Detail</TableHead>
-          <TableHead className="hidden text-right sm:table-cell">Status</TableHead>
-          <TableHead className="hidden text-right lg:table-cell">Size</TableHead>
-          <TableHead className="hidden lg:table-cell">Signature header</TableHead>
-          <TableHead className="hidden lg:table-cell">From</TableHead>
+          <TableHead from="md">Detail</TableHead>
+          <TableHead from="sm" className="text-right">
+            Status
+          </TableHead>
+          <TableHead from="lg" className="text-right">
+            Size
+          </TableHead>
+          <TableHead from="lg">Signature header</TableHead>
+          <TableHead from="lg">From</TableHead>
           <TableHead className="text-right">Count</TableHead>
         </TableRow>
       </TableHeader>
@@ -34,7 +38,7 @@ export function RefusalsTable({ rows }: { rows: RefusalRow[] }) {
             <TableCell className="text-xs whitespace-nowrap">
               <Time value={r.at} />
             </TableCell>
-            <TableCell className="min-w-36">
+            <TableCell label="Reason" className="min-w-36">
               <Badge tone="danger">{REFUSAL_WORDS[r.reason]}</Badge>
               {/* What the hidden columns say, under the reason on narrow screens. */}
               <div className="mt-1 flex flex-col gap-0.5 text-xs break-words text-muted-foreground lg:hidden">
@@ -51,16 +55,22 @@ export function RefusalsTable({ rows }: { rows: RefusalRow[] }) {
                 </span>
               </div>
             </TableCell>
-            <TableCell className="hidden max-w-md text-xs break-words md:table-cell">{r.detail}</TableCell>
-            <TableCell className="hidden text-right tabular-nums sm:table-cell">{r.status}</TableCell>
-            <TableCell className="hidden text-right whitespace-nowrap tabular-nums lg:table-cell">{size(r)}</TableCell>
-            <TableCell className="hidden font-mono text-xs lg:table-cell">
+            <TableCell from="md" className="max-w-md text-xs break-words">
+              {r.detail}
+            </TableCell>
+            <TableCell from="sm" label="Status" className="text-right tabular-nums">
+              {r.status}
+            </TableCell>
+            <TableCell from="lg" className="text-right whitespace-nowrap tabular-nums">
+              {size(r)}
+            </TableCell>
+            <TableCell from="lg" className="font-mono text-xs">
               {r.signatureHeader ?? <span className="text-muted-foreground">none</span>}
             </TableCell>
-            <TableCell className="hidden font-mono text-xs lg:table-cell">
+            <TableCell from="lg" className="font-mono text-xs">
               {r.remoteAddr ?? <span className="text-muted-foreground">—</span>}
             </TableCell>
-            <TableCell className="text-right tabular-nums" data-count="count">
+            <TableCell label="Count" className="text-right tabular-nums" data-count="count">
               {r.count.toLocaleString("en")}
             </TableCell>
           </TableRow>

@@ -13,8 +13,8 @@ export function SecretsTable({ source, manage, now }: { source: SourceSummary; m
       <TableHeader>
         <TableRow>
           <TableHead>Fingerprint</TableHead>
-          <TableHead className="hidden sm:table-cell">Added (UTC)</TableHead>
-          <TableHead className="hidden sm:table-cell">Verifies until</TableHead>
+          <TableHead from="sm">Added (UTC)</TableHead>
+          <TableHead from="sm">Verifies until</TableHead>
           <TableHead>Status</TableHead>
           {manage && (
             <TableHead className="text-right">
@@ -48,10 +48,10 @@ export function SecretsTable({ source, manage, now }: { source: SourceSummary; m
                 </span>
               </div>
             </TableCell>
-            <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
+            <TableCell from="sm" label="Added (UTC)" className="text-xs whitespace-nowrap">
               {s.createdAt ? <Time value={s.createdAt} /> : <span className="text-muted-foreground">—</span>}
             </TableCell>
-            <TableCell className="hidden text-xs sm:table-cell">
+            <TableCell from="sm" label="Verifies until" className="text-xs">
               {s.expiresAt ? (
                 <>
                   <span className="whitespace-nowrap">
@@ -63,7 +63,7 @@ export function SecretsTable({ source, manage, now }: { source: SourceSummary; m
                 <span className="text-muted-foreground">until rotated out</span>
               )}
             </TableCell>
-            <TableCell>
+            <TableCell label="Status">
               <Badge tone={s.active ? "success" : "neutral"}>{s.active ? "active" : "expired"}</Badge>
             </TableCell>
             {manage && (

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
-import { subjectEntityVersionWords } from "@/lib/ledger/entity-words";
-import type { SubjectEntity } from "@/lib/ledger/subject";
+import { subjectEntityVersionWords } from "@/lib/console/entity-words";
+import type { SubjectEntity } from "@/lib/console/subject";
 import { StateValue } from "../../entities/_components/state-value";
 import { VersionTime } from "../../entities/_components/version-time";
 import { entityHref } from "../../events/_components/links";

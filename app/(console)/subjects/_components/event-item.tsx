@@ -3,7 +3,7 @@ import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
-import type { SubjectEvent } from "@/lib/ledger/subject";
+import type { SubjectEvent } from "@/lib/console/subject";
 import { entityHref, eventHref } from "../../events/_components/links";
 import { plural } from "@/lib/format/words";
 import { badgeInput } from "./format";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
-import type { SubjectTransition } from "@/lib/ledger/subject";
+import type { SubjectTransition } from "@/lib/console/subject";
 import { VersionTime } from "../../entities/_components/version-time";
 import { entityHref } from "../../events/_components/links";
 import { resolutionWords, transitionWords } from "./format";

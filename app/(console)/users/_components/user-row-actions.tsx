@@ -51,7 +51,7 @@ export function UserRowActions({
     run(() => setUserRoleAction({ userId, role: next }));
   };
   return (
-    <div className="flex flex-col items-stretch gap-1.5 sm:flex-row sm:items-center sm:justify-end">
+    <div className="flex flex-wrap items-center gap-1.5 md:flex-nowrap md:justify-end">
       <NativeSelect
         aria-label="Role"
         title={`Role of ${email}`}
@@ -88,13 +88,13 @@ export function UserRowActions({
         </AlertDialogContent>
       </AlertDialog>
       {self ? (
-        <span className="px-1 text-center text-xs text-muted-foreground sm:w-20">(you)</span>
+        <span className="px-1 text-xs text-muted-foreground md:w-20 md:text-center">(you)</span>
       ) : disabled ? (
         <Button
           size="sm"
           variant="outline"
           disabled={pending}
-          className="sm:w-20"
+          className="w-20"
           title={`Let ${email} sign in again`}
           onClick={() => run(() => setUserDisabledAction({ userId, disabled: false }))}
         >
@@ -107,7 +107,7 @@ export function UserRowActions({
               size="sm"
               variant="outline"
               disabled={pending}
-              className="text-destructive hover:text-destructive sm:w-20"
+              className="w-20 text-destructive hover:text-destructive"
               title={`Sign ${email} out and refuse their sign-ins`}
             >
               Disable

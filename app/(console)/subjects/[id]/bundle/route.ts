@@ -1,4 +1,4 @@
-import { buildDisputeBundle, bundleFileName, bundleJson } from "@/lib/ledger/dispute-bundle";
+import { buildDisputeBundle, bundleFileName, bundleJson } from "@/lib/console/dispute-bundle";
 import { expectedErrorMessage, ForbiddenError, httpStatusOf } from "@/lib/errors";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { getRequestContext } from "../../../../_lib/session";

@@ -4,11 +4,12 @@ import type { ReactNode } from "react";
 import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
 import { cn } from "@/components/ui/cn";
-import { buildDisputeBundle, type BundleEvent } from "@/lib/ledger/dispute-bundle";
-import type { SignatureCheck } from "@/lib/ledger/event-detail";
+import { buildDisputeBundle, type BundleEvent } from "@/lib/console/dispute-bundle";
+import type { SignatureCheck } from "@/lib/console/event-detail";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
 import { requirePage } from "../../../../_lib/session";
 import { plural } from "@/lib/format/words";
+import { BundleSummaryPage } from "../../_components/bundle-summary";
 import { badgeInput, subjectFromParam, subjectHref } from "../../_components/format";
 import { InvalidSubject } from "../../_components/invalid-subject";
 import { PrintButton } from "../../_components/print-button";
@@ -214,6 +215,11 @@ export default async function PrintPage({ params }: { params: Promise<{ id: stri
           <PrintButton />
         </div>
       </div>
+      <BundleSummaryPage
+        summary={doc.summary}
+        className={`${frame} px-4 py-4 print:px-0 print:py-0 print:break-after-page`}
+      />
+      <h2 className="text-lg font-semibold tracking-tight">Appendix: the evidence</h2>
       <section className={`${frame} px-4 py-4 print:px-0 print:py-0`} aria-label="About this bundle">
         <Facts>
           <Fact term="Generated (UTC)">

@@ -3,9 +3,15 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Breadcrumb, PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";
-import { can } from "@/lib/auth/roles";
+import { can } from "@/lib/roles";
 import { withArticle } from "@/lib/format/words";
-import { getEntityTimeline } from "@/lib/ledger/entity-timeline";
+import { getEntityTimeline } from "@/lib/console/entity-timeline";
+import { getEventEnvelope } from "@/lib/console/event-envelope";
+import { getEnv } from "@/lib/env";
+import { dashboardLinks, isPaddleSandbox } from "@/lib/providers/dashboard-links";
+import { isProviderKind } from "@/lib/providers/types";
+import { sourcesFromEnv } from "@/lib/sources/from-env";
+import { DashboardLinks } from "@/components/dashboard-links";
 import { isSourceSlug } from "@/lib/ledger/params";
 import { requirePage } from "../../../../../_lib/session";
 import { segment } from "../../../../events/_components/links";
@@ -27,6 +33,17 @@ export default async function EntityPage({
   const t = await getEntityTimeline(db, actor, { source: p.source, entityType: type, entityId: id });
   if (t.entries.length === 0 && !t.current) notFound();
   const search = `/events?${new URLSearchParams({ q: id }).toString()}`;
+  // The newest event the ledger still holds says what the links need (Stripe's mode, Shopify's shop).
+  const newest = t.entries.find((x) => x.inLedger);
+  const envelope = newest && (await getEventEnvelope(db, actor, { source: t.source, eventId: newest.eventId }));
+  const source = await sourcesFromEnv().find(t.source);
+  const dashboard = dashboardLinks({
+    provider: source?.provider ?? (isProviderKind(t.source) ? t.source : undefined),
+    payload: envelope?.payload,
+    headers: envelope?.headers ?? {},
+    entity: { type: t.entityType, id: t.entityId },
+    paddleSandbox: isPaddleSandbox(getEnv().PADDLE_API_BASE),
+  });
   return (
     <>
       <PageHeader
@@ -36,7 +53,13 @@ export default async function EntityPage({
           </Breadcrumb>
         }
         title={<span className="font-mono break-all">{t.entityId}</span>}
-        description={`${withArticle(t.entityType, { capital: true })} from ${t.source}: every event that tried to move it, and what stands now.`}
+        description={
+          <>
+            {withArticle(t.entityType, { capital: true })} from {t.source}: every event that tried to move it, and what
+            stands now.
+            {dashboard.length > 0 && <DashboardLinks links={dashboard} className="mt-1.5" />}
+          </>
+        }
         actions={
           <>
             <Button asChild variant="outline" size="sm">

@@ -3,7 +3,7 @@ import { describeStatus } from "@/components/event-status";
 import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import type { EventDetail } from "@/lib/ledger/event-detail";
+import type { EventDetail } from "@/lib/console/event-detail";
 import { budgetPosition } from "./format";
 import { plural } from "@/lib/format/words";
 
@@ -84,12 +84,14 @@ export function AttemptsTab({ detail, maxAttempts }: { detail: EventDetail; maxA
         <TableHeader className="[&_th]:bg-transparent">
           <TableRow>
             <TableHead>Attempt</TableHead>
-            <TableHead className="hidden md:table-cell">Trigger</TableHead>
-            <TableHead className="hidden lg:table-cell">Actor</TableHead>
-            <TableHead className="hidden md:table-cell">Started (UTC)</TableHead>
-            <TableHead className="hidden text-right md:table-cell">Duration</TableHead>
+            <TableHead from="md">Trigger</TableHead>
+            <TableHead from="lg">Actor</TableHead>
+            <TableHead from="md">Started (UTC)</TableHead>
+            <TableHead from="md" className="text-right">
+              Duration
+            </TableHead>
             <TableHead>Outcome</TableHead>
-            <TableHead className="hidden sm:table-cell">Error</TableHead>
+            <TableHead from="sm">Error</TableHead>
           </TableRow>
         </TableHeader>
         <TableBody>
@@ -110,15 +112,17 @@ export function AttemptsTab({ detail, maxAttempts }: { detail: EventDetail; maxA
                     <Time value={a.startedAt} ms /> · {duration(a)}
                   </span>
                 </TableCell>
-                <TableCell className="hidden md:table-cell">{a.trigger}</TableCell>
-                <TableCell className="hidden max-w-56 font-mono text-xs break-all lg:table-cell">{a.actor}</TableCell>
-                <TableCell className="hidden whitespace-nowrap font-mono text-xs md:table-cell">
+                <TableCell from="md">{a.trigger}</TableCell>
+                <TableCell from="lg" className="max-w-56 font-mono text-xs break-all">
+                  {a.actor}
+                </TableCell>
+                <TableCell from="md" className="whitespace-nowrap font-mono text-xs">
                   <Time value={a.startedAt} ms />
                 </TableCell>
-                <TableCell className="hidden whitespace-nowrap text-right font-mono text-xs md:table-cell">
+                <TableCell from="md" className="whitespace-nowrap text-right font-mono text-xs">
                   {duration(a)}
                 </TableCell>
-                <TableCell>
+                <TableCell label="Outcome">
                   <span className="flex flex-wrap gap-1">
                     <OutcomeBadge outcome={a.outcome} />
                     <KindBadge kind={a.errorKind} />
@@ -129,7 +133,7 @@ export function AttemptsTab({ detail, maxAttempts }: { detail: EventDetail; maxA
                     </span>
                   )}
                 </TableCell>
-                <TableCell className="hidden min-w-48 font-mono text-xs break-words text-destructive sm:table-cell">
+                <TableCell from="sm" label="Error" className="min-w-48 font-mono text-xs break-words text-destructive">
                   {a.error}
                 </TableCell>
               </TableRow>
@@ -145,8 +149,8 @@ export function AttemptsTab({ detail, maxAttempts }: { detail: EventDetail; maxA
         </TableBody>
       </Table>
       <p className="text-xs text-muted-foreground">
-        Each event gets {plural(maxAttempts, "attempt")} (WORKER_MAX_ATTEMPTS); a requeue restarts the count, so an
-        attempt reads as its place in the budget it ran in.
+        Each event gets {plural(maxAttempts, "attempt")}; a requeue restarts the count, so an attempt reads as its place
+        in the budget it ran in.
       </p>
     </div>
   );

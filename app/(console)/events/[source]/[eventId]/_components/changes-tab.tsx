@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Time } from "@/components/time";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import type { EventDetail } from "@/lib/ledger/event-detail";
+import type { EventDetail } from "@/lib/console/event-detail";
 import { entityHref, eventHref } from "../../../_components/links";
 import { NoteWithDates, Version } from "./version";
 import { tieResolvedWords } from "@/components/tie-resolution";
@@ -70,6 +70,7 @@ function CarriedBesideStanding({ w, source }: { w: WouldHaveSet; source: string 
 function nothingBecause(detail: EventDetail, outcome: string | null): string {
   const e = detail.event;
   if (e.status !== "settled") return "Nothing yet: it has not been applied.";
+  if (outcome === "ignored" && e.test) return "Nothing: a test event is never applied.";
   if (outcome === "ignored") return `Nothing: no handler takes ${e.eventType}.`;
   if (!e.entityType) return "No entity: its handler keeps no versioned state, or the event names none.";
   return "No change was recorded on an entity for this event.";

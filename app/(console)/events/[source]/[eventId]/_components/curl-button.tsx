@@ -2,7 +2,7 @@
 
 import { TerminalIcon } from "lucide-react";
 import { CopyButton } from "@/components/copy-button";
-import { curlCommand } from "@/lib/ledger/curl";
+import { curlCommand } from "@/lib/console/curl";
 import { useEventBody } from "./event-body";
 
 /** Copies a shell command that sends this delivery again, headers and exact body, to the app at `origin`. */

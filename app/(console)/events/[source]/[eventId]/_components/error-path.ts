@@ -1,27 +1,17 @@
-/**
- * The payload path an error or intake note names, found in the payload. Handlers phrase their errors as
- * "payload has no data.object.id", "payload has no integer event.created", "data.object is a invoice, not a
- * subscription", "payload has no order.updated_at timestamp"; intake notes as "version unusable: updated_at …".
- * `event.`, `order.` and `payload.` stand for the payload's root.
- */
+import type { InputErrorDetail, InputProblem, PayloadPath } from "@/lib/handlers/types";
+import { EVENT_TIME_FIELDS } from "@/lib/providers/time";
+import type { ProviderKind } from "@/lib/providers/types";
+
+/** Where the payload went wrong, as the failed attempt (or the intake note) recorded it, found in the payload. */
 export interface NamedPath {
-  /** The path as the message wrote it (data.object.id). */
+  /** The whole path as the viewer writes it (data.object.id). */
   named: string;
   /** The deepest part of it the payload has: the node to open and highlight ([] is the root). */
   found: (string | number)[];
-  /** The first segment the payload lacks, when the message names something missing. */
+  /** The first segment the payload lacks. */
   missing?: string | number;
-}
-
-const TOKEN = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\])*/g;
-const ROOT_ALIASES = new Set(["payload", "event", "order", "body", "root"]);
-// A single word is a path only where the message says so: "no occurred_at", "at created", "unusable: timestamp".
-const SINGLE_AFTER = /(?:\bno|\bat|\binteger|unusable:)\s+$/;
-
-function segmentsOf(token: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (const m of token.matchAll(/([A-Za-z_$][\w$]*)|\[(\d+)\]/g)) out.push(m[1] ?? Number(m[2]));
-  return out;
+  /** What is wrong there; "version-unusable": the intake could not read the entity's version from it. */
+  problem: InputProblem | "version-unusable";
 }
 
 const childOf = (v: unknown, key: string | number): { ok: boolean; value: unknown } => {
@@ -32,50 +22,41 @@ const childOf = (v: unknown, key: string | number): { ok: boolean; value: unknow
   return { ok: false, value: undefined };
 };
 
-function resolve(payload: unknown, segments: (string | number)[]) {
+function inPayload(path: PayloadPath, payload: unknown, problem: NamedPath["problem"]): NamedPath {
   const found: (string | number)[] = [];
   let v = payload;
-  for (const s of segments) {
-    const next = childOf(v, s);
-    if (!next.ok) return { found, missing: s };
-    found.push(s);
+  for (const s of path) {
+    // An index recorded for an array reads as a key where the payload has an object there, and the other way.
+    const key = Array.isArray(v) && typeof s === "string" && /^\d+$/.test(s) ? Number(s) : s;
+    const next = childOf(v, key);
+    if (!next.ok) return { named: pathText(path), found, missing: key, problem };
+    found.push(key);
     v = next.value;
   }
-  return { found, missing: undefined };
+  return { named: pathText(path), found, problem };
 }
 
 /**
- * The best path named in one message: a dotted one that reaches deepest into the payload, else a single key the
- * message names ("no occurred_at"). A token none of which is in the payload is a word or a host name, not a path,
- * unless it names the root (event.created, or a named key) and says what is missing there.
+ * The path to show: the last failed attempt's (a handler's input error records it), else, when intake noted
+ * an unusable version, the provider's version field. Nothing is read out of the messages' words.
  */
-function inMessage(message: string, payload: unknown): NamedPath | undefined {
-  let best: (NamedPath & { score: number }) | undefined;
-  for (const m of message.matchAll(TOKEN)) {
-    const token = m[0];
-    const single = !/[.[]/.test(token);
-    if (single && !SINGLE_AFTER.test(message.slice(0, m.index))) continue;
-    const segments = segmentsOf(token);
-    const aliased = segments.length > 1 && ROOT_ALIASES.has(String(segments[0])) && !childOf(payload, segments[0]!).ok;
-    const { found, missing } = resolve(payload, aliased ? segments.slice(1) : segments);
-    if (found.length === 0 && !aliased && !single) continue;
-    // Dotted paths first; deeper first; a path that is all there before one that stops short.
-    const score = (single ? 0 : 1000) + found.length * 2 + (missing === undefined ? 1 : 0);
-    if (!best || score > best.score) best = { named: token, found, missing, score };
-  }
-  if (!best) return undefined;
-  const { score: _score, ...path } = best;
-  return path;
-}
-
-/** The first message (the last error, then the intake note) that names a path, and that path. */
-export function namedPath(messages: readonly (string | null | undefined)[], payload: unknown): NamedPath | undefined {
-  for (const message of messages) {
-    if (!message) continue;
-    const found = inMessage(message, payload);
-    if (found) return found;
-  }
-  return undefined;
+export function errorPath(
+  input: {
+    detail?: InputErrorDetail | null;
+    intakeNote?: string | null;
+    provider?: ProviderKind;
+    options?: unknown;
+  },
+  payload: unknown,
+): NamedPath | undefined {
+  if (input.detail?.path) return inPayload(input.detail.path, payload, input.detail.problem);
+  if (!input.intakeNote || !input.provider) return undefined;
+  // A generic source names its version's path in its options; the other kinds read their event time field.
+  const dotted =
+    input.provider === "generic"
+      ? (input.options as { versionPath?: string } | undefined)?.versionPath
+      : EVENT_TIME_FIELDS[input.provider];
+  return dotted ? inPayload(dotted.split("."), payload, "version-unusable") : undefined;
 }
 
 /** A path as the viewer writes it: data.object.items.data[0]. */

@@ -3,10 +3,13 @@ import type { ReactNode } from "react";
 import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
-import type { EventDetail } from "@/lib/ledger/event-detail";
+import type { EventDetail } from "@/lib/console/event-detail";
+import type { DashboardLink } from "@/lib/providers/dashboard-links";
 import type { ResolvedSource } from "@/lib/sources/types";
+import { DashboardLinks } from "@/components/dashboard-links";
 import { entityHref } from "../../../_components/links";
 import type { providerTime } from "./format";
+import { TabLink } from "./event-tabs";
 import { Version } from "./version";
 import { plural } from "@/lib/format/words";
 
@@ -78,11 +81,14 @@ export function EventFacts({
   source,
   provided,
   maxAttempts,
+  dashboard,
 }: {
   detail: EventDetail;
   source: ResolvedSource | undefined;
   provided: ReturnType<typeof providerTime>;
   maxAttempts: number;
+  /** Pages about this event's objects in the provider's dashboard. */
+  dashboard: DashboardLink[];
 }) {
   const e = detail.event;
   const subjects = e.subjectIds;
@@ -139,8 +145,10 @@ export function EventFacts({
         )}
       </Fact>
       <Fact label="Deliveries">
-        {plural(detail.deliveryCount, "time")}
-        {dups > 0 && <span className="text-muted-foreground"> ({plural(dups, "duplicate")})</span>}
+        <TabLink tab="deliveries">
+          {plural(detail.deliveryCount, "time")}
+          {dups > 0 && <> ({plural(dups, "duplicate")})</>}
+        </TabLink>
       </Fact>
       <Fact label="Attempts">
         {e.attempts === 0 ? "none yet" : `${used} of ${maxAttempts}`}
@@ -151,6 +159,11 @@ export function EventFacts({
       <Fact label="Signature" span="phone">
         <Signature detail={detail} source={source} />
       </Fact>
+      {dashboard.length > 0 && (
+        <Fact label="In the provider's dashboard" span="all">
+          <DashboardLinks links={dashboard} />
+        </Fact>
+      )}
       <Fact label="Subjects" span="all">
         {subjects.length === 0 ? (
           <span className="text-muted-foreground">none found in the payload</span>

@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
-import type { EventDetail } from "@/lib/ledger/event-detail";
+import type { EventDetail } from "@/lib/console/event-detail";
 import { entityHref, eventHref } from "../../../_components/links";
 import { splitError, type outcomeOf } from "./format";
 import { Version } from "./version";
@@ -165,6 +165,8 @@ function sentence(d: EventDetail, o: Outcome, max: number): ReactNode {
         case "tie":
           return notApplied(d, o.outcome);
         case "ignored":
+          if (e.test)
+            return <>A test event sent from the console: verified and stored like any other, never applied.</>;
           return (
             <>
               Ignored: no handler for <Mono>{e.eventType}</Mono>; nothing to apply.
@@ -196,6 +198,7 @@ export function EventSummary({
           status={e.status}
           outcome={outcome.outcome}
           resolution={outcome.resolution}
+          test={e.test}
           className="mt-0.5"
         />
         <p className="min-w-0 text-[0.9375rem] leading-6 break-words" data-summary-text="">

@@ -1,5 +1,6 @@
 import type { EventOutcome, EventResolution } from "@/components/event-status";
-import type { LedgerEvent } from "@/lib/ledger/event-detail";
+import type { LedgerEvent } from "@/lib/console/event-detail";
+import { EVENT_TIME_FIELDS } from "@/lib/providers/time";
 import type { ProviderKind } from "@/lib/providers/types";
 
 /**
@@ -12,14 +13,7 @@ export function versionInstant(version: number): { at: Date; ms: boolean } | und
   return { at: new Date(version < 1e14 ? version : version / 1000), ms: true };
 }
 
-// Where each provider says when the event happened (the same fields the customer view reads).
-const TIME_FIELDS: Partial<Record<ProviderKind, string>> = {
-  stripe: "created",
-  paddle: "occurred_at",
-  shopify: "updated_at",
-  slack: "event_time",
-  standard: "timestamp",
-};
+// A source of no known provider kind: the first of these its payload has.
 const ANY_TIME_FIELDS = ["created", "occurred_at", "timestamp", "event_time", "created_at", "updated_at"];
 
 /** When the provider says the event happened: a payload field in unix seconds or ISO 8601, and its name. */
@@ -28,7 +22,7 @@ export function providerTime(
   payload: unknown,
 ): { value: number | string; field: string } | undefined {
   if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return undefined;
-  const known = kind ? TIME_FIELDS[kind] : undefined;
+  const known = kind ? EVENT_TIME_FIELDS[kind] : undefined;
   for (const field of known ? [known] : kind === "github" ? [] : ANY_TIME_FIELDS) {
     const value = (payload as Record<string, unknown>)[field];
     if (typeof value === "number" && Number.isSafeInteger(value) && value >= 1e9) return { value, field };

@@ -1,4 +1,4 @@
-import { exportEvent, exportJson } from "@/lib/ledger/event-detail";
+import { exportEvent, exportJson } from "@/lib/console/event-detail";
 import { eventKeyFromParams } from "@/lib/ledger/params";
 import { expectedErrorMessage, ForbiddenError, httpStatusOf } from "@/lib/errors";
 import { sourcesFromEnv } from "@/lib/sources/from-env";
