@@ -22,9 +22,9 @@ test("[api] the built app processes a claimed subscription event right after ans
   const older = `evt_${randomUUID().slice(0, 8)}_old`;
   await send(newer, 2_000, "active");
   // A 200 means claimed: the older event goes in once the newer one is applied, so it must be weighed against it.
-  await expect.poll(() => settledCount(sql, [newer]), { timeout: 10_000 }).toBe(1);
+  await expect.poll(() => settledCount(sql, [newer]), { timeout: 30_000 }).toBe(1);
   await send(older, 1_000, "past_due");
-  await expect.poll(() => settledCount(sql, [newer, older]), { timeout: 10_000 }).toBe(2);
+  await expect.poll(() => settledCount(sql, [newer, older]), { timeout: 30_000 }).toBe(2);
   expect(await sql`select status, version::int from subscription where external_id = ${subscriptionId}`).toEqual([
     { status: "active", version: 2000 },
   ]);

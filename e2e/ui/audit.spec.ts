@@ -159,7 +159,7 @@ test("[ui] a sign-in, a failed sign-in and a sign-out each appear in the audit l
   await expect(other.getByLabel("Email")).toHaveValue(email);
   await signIn(other, email, password);
   // A sign-in now writes its audit row before it answers: on a loaded machine that can take a few seconds.
-  await expect(other).not.toHaveURL(/\/sign-in/, { timeout: 15_000 });
+  await expect(other).not.toHaveURL(/\/sign-in/, { timeout: 30_000 });
   await other.getByRole("button", { name: "Sign out" }).first().click();
   await expect(other).toHaveURL(/\/sign-in/);
   await other.close();

@@ -39,7 +39,7 @@ test.beforeAll(async ({ browser, request }) => {
     }),
   );
   // A 200 means claimed: the older event goes in once the newer one is applied, so it must be weighed against it.
-  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 30_000 }).toBe(1);
   await deliver(
     request,
     stripeSubscriptionEvent({
@@ -74,7 +74,7 @@ test.beforeAll(async ({ browser, request }) => {
         (
           await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_%`} and status = 'settled'`
         )[0]?.n,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     )
     .toBe(4);
 });
@@ -179,7 +179,7 @@ test("[ui] ops requeues a dead event from its page and sees the new attempt", as
   await expect(page.getByRole("status")).toContainText("Requeued: waiting");
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, {
-      timeout: 10_000,
+      timeout: 30_000,
     })
     .toBe("settled");
   await page.reload();
@@ -223,7 +223,7 @@ test("[ui] ops bulk-requeues the filtered dead set after confirming its count", 
         (
           await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_bulk%`} and status = 'settled'`
         )[0]?.n,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     )
     .toBe(3);
 });

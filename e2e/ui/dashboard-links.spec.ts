@@ -28,7 +28,7 @@ async function deliver(request: APIRequestContext, slug: string, d: Delivery) {
 async function settled(eventId: string) {
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, {
-      timeout: 15_000,
+      timeout: 30_000,
     })
     .toBe("settled");
 }

@@ -104,14 +104,14 @@ for (const width of [1440, 390] as const) {
       (await request.post("/api/webhooks/stripe", { headers: delivery.headers, data: delivery.body })).status(),
     ).toBe(200);
     await expect
-      .poll(() => received.some((r) => (JSON.parse(r.body) as { id?: string }).id === eventId), { timeout: 20_000 })
+      .poll(() => received.some((r) => (JSON.parse(r.body) as { id?: string }).id === eventId), { timeout: 30_000 })
       .toBe(true);
     await page.goto(`/events/stripe/${eventId}`);
     const forward = page.locator(`li[data-forward="${name}"]`);
     await expect(async () => {
       await page.reload();
       await expect(forward.locator("[data-forward-status]")).toHaveText("forwarded", { timeout: 1000 });
-    }).toPass({ timeout: 20_000 });
+    }).toPass({ timeout: 30_000 });
     await expect(forward).toContainText("after 1 attempt");
     await forward.getByText("1 attempt", { exact: true }).click();
     await expect(forward.locator("[data-forward-attempt]")).toContainText("200");

@@ -36,7 +36,7 @@ async function deliver(request: APIRequestContext, event: { id: string }, times 
 async function settled(eventId: string, status = "settled") {
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${eventId}`)[0]?.status, {
-      timeout: 15_000,
+      timeout: 30_000,
     })
     .toBe(status);
 }

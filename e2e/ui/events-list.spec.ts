@@ -110,7 +110,7 @@ test("[ui] a new event matching the view is announced instead of moving the rows
     stripeInvoicePaidEvent({ eventId: `evt_${tag}_late`, customerId: `${prefix}04`, invoiceId: `in_1PreL${tag}` }),
   );
   const notice = page.getByRole("button", { name: /1 new event: show/ });
-  await expect(notice).toBeVisible({ timeout: 20_000 });
+  await expect(notice).toBeVisible({ timeout: 30_000 });
   await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(3);
   await notice.click();
   await expect(page.locator("tbody tr[data-event-id]")).toHaveCount(4);
@@ -130,7 +130,7 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
     }),
   );
   // A 200 means claimed, not applied: had the older event reached the worker first, both would rightly read applied.
-  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`]), { timeout: 30_000 }).toBe(1);
   await deliver(
     page,
     stripeSubscriptionEvent({
@@ -141,7 +141,7 @@ test("[ui] a stale event reads stale in the list and its applied neighbour reads
       customerId,
     }),
   );
-  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`, `evt_${tag}_old`]), { timeout: 15_000 }).toBe(2);
+  await expect.poll(() => settledCount(sql, [`evt_${tag}_new`, `evt_${tag}_old`]), { timeout: 30_000 }).toBe(2);
   await signInAt(page, `/events?q=${customerId}`, E2E.admin.email, E2E.admin.password);
   await expect(page.locator(`tr[data-event-id="evt_${tag}_old"]`)).toContainText("stale");
   await expect(page.locator(`tr[data-event-id="evt_${tag}_new"]`)).toContainText("applied");

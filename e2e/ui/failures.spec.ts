@@ -140,7 +140,7 @@ test("[ui] ops requeues a group after a fix: the confirmed count is the number o
         (
           await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_rq%`} and status = 'settled'`
         )[0]?.n,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     )
     .toBe(3);
   const attempts =

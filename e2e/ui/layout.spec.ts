@@ -102,7 +102,7 @@ test.beforeAll(async ({ browser }) => {
   );
   await expect
     .poll(async () => (await sql`select status from webhook_event where event_id = ${`evt_${tag}_sub`}`)[0]?.status, {
-      timeout: 15_000,
+      timeout: 30_000,
     })
     .toBe("settled");
   await page.close();

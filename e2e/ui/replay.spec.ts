@@ -70,7 +70,7 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
   await expect(page).toHaveURL(/\/replays\?preview=\d+$/);
   await expect(page.getByTestId("preview-summary")).toHaveText(
     "250 events at Stripe in this window · 200 already in the ledger · 50 would be new.",
-    { timeout: 15_000 },
+    { timeout: 30_000 },
   );
   // The sample: would-be-new events by id, type and provider time; the form still shows the window.
   const preview = page.getByRole("region", { name: "Preview" });
@@ -85,7 +85,7 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
 
   await page.getByRole("button", { name: "Start replay (50 new)" }).click();
   const row = page.locator('tr[data-kind="replay"]').first();
-  await expect(row).toHaveAttribute("data-status", "succeeded", { timeout: 20_000 });
+  await expect(row).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
   await expect(row.locator('[data-count="fetched"]')).toHaveText("250");
   await expect(row.locator('[data-count="new"]')).toHaveText("50");
   await expect(row.locator('[data-count="duplicates"]')).toHaveText("200");
@@ -102,7 +102,7 @@ test("[ui] an ops user previews a replay of a Stripe window, starts it, and sees
         (
           await sql`select count(*)::int as n from webhook_attempt where event_id like ${`evt_e2e${run}_%`} and trigger = 'replay'`
         )[0]?.n,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     )
     .toBe(50);
   expect(
@@ -190,7 +190,7 @@ test("[ui] the replay form names the field that is wrong, keeps what was typed, 
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page).toHaveURL(/\/replays\?preview=\d+$/);
   await expect(page.getByTestId("preview-summary")).toContainText("250 events at Stripe in this window", {
-    timeout: 15_000,
+    timeout: 30_000,
   });
   await expect(form.locator("[data-field-error]")).toHaveCount(0);
   for (const [width, scheme] of [

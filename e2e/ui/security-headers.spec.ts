@@ -105,14 +105,14 @@ test("[ui] another origin cannot frame the console, even for a signed-in admin",
   // Chromium fires the iframe's load for its error page too, and logs the refusal; either will do, then look inside.
   const loaded = page
     .waitForFunction(() => (window as unknown as { __frameLoaded?: boolean }).__frameLoaded === true, null, {
-      timeout: 15_000,
+      timeout: 30_000,
     })
     .then(
       () => "load",
       () => "none",
     );
   const refused = page
-    .waitForEvent("console", { predicate: (m) => /frame-ancestors|X-Frame-Options/i.test(m.text()), timeout: 15_000 })
+    .waitForEvent("console", { predicate: (m) => /frame-ancestors|X-Frame-Options/i.test(m.text()), timeout: 30_000 })
     .then(
       () => "console",
       () => "none",

@@ -170,7 +170,7 @@ test("[sources] a bad-signature delivery shows on the source's page as a refusal
   await expect(async () => {
     await page.reload();
     await expect(refusal).toBeVisible({ timeout: 500 });
-  }).toPass({ timeout: 15_000 });
+  }).toPass({ timeout: 30_000 });
   await expect(refusal).toContainText("bad signature");
   await expect(refusal.locator('[data-count="count"]')).toHaveText("1");
   await expect(refusal).toContainText("401");

@@ -67,7 +67,7 @@ test.beforeAll(async ({ browser, request }) => {
         (
           await sql`select count(*)::int as n from webhook_event where subject_ids @> ${[customerId]}::text[] and status = 'settled'`
         )[0]?.n,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     )
     .toBe(3);
 });
@@ -254,7 +254,7 @@ test("[ui] a customer's entity page shows its real invoice events as applied, an
         (
           await sql`select count(*)::int as n from webhook_event where event_id like ${`evt_${tag}_ent%`} and status = 'settled'`
         )[0]?.n,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     )
     .toBe(3);
   await signInAt(page, `/entities/stripe/customer/${other}`, support, PW);

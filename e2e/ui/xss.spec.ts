@@ -93,7 +93,7 @@ async function deliver(
 const HOSTILE_HEADERS = { "x-hostile-note": H.img, "x-hostile-link": H.js, "user-agent": `${H.script} ${H.svg}` };
 
 test.beforeAll(async ({ browser, request }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   const sub = stripeSubscriptionEvent({
     eventId: ids.stripeSub,
     created: 2_000_000,
@@ -204,7 +204,7 @@ test.beforeAll(async ({ browser, request }) => {
         (
           await sql`select count(*)::int as n from webhook_event where position(${tag} in event_id) > 0 and status in ('claimed', 'processing')`
         )[0]?.n,
-      { timeout: 20_000 },
+      { timeout: 30_000 },
     )
     .toBe(0);
 
