@@ -707,7 +707,8 @@ describe("claims during an index build on a seeded ledger", () => {
       >`select count(*)::int as n from webhook_event where event_type = 'invoice.payment_succeeded'`;
     });
     expect(found?.n).toBe(1);
-  });
+    // A hang guard: the build and its validation pass over the seeded ledger took 60 s beside the other tiers.
+  }, 240_000);
 
   it("[migrate] a plain CREATE INDEX of the same kind makes that claim wait (lock_timeout 200 ms: 55P03)", async () => {
     const builder = connect(url);
