@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeEach } from "vitest";
-import { connectPostgres, type DbHandle } from "@/db/client";
+import { connectPostgres, type Db, type DbHandle } from "@/db/client";
 
 /** This test worker's own database, cloned from the run's migrated template (test/worker-database.ts). */
 export function testDatabaseUrl(): string {
@@ -29,22 +29,71 @@ export async function scratchDatabase(suffix: string): Promise<string> {
   return url.toString();
 }
 
+/** Every table a test may write, emptied before each test. */
+const TABLES = [
+  "webhook_event_body",
+  "webhook_event_state",
+  "webhook_delivery",
+  "webhook_attempt",
+  "entity_version",
+  "entity_transition",
+  "subscription",
+  "order",
+  "customer_total",
+  "replay_run",
+  "audit_log",
+  "auth_user",
+  "auth_session",
+  "auth_account",
+  "auth_verification",
+  "auth_rate_limit",
+  "app_setting",
+  "webhook_refusal",
+  "webhook_source_secret",
+  "webhook_source",
+  "alert_rule",
+  "alert_incident",
+  "alert_notification",
+  "alert_delivery",
+  "alert_evaluator",
+  "alert_source_activity",
+  "webhook_tombstone",
+  "retention_run",
+  "subject_term",
+  "forward_destination",
+  "forward_destination_secret",
+  "forward",
+  "forward_attempt",
+  "forward_entity",
+];
+
+/**
+ * Empties `tables` and restarts their identity sequences, in one statement. DELETE, not TRUNCATE: a TRUNCATE gives
+ * every table and index a new file, which on a quiet machine took 190 ms for these 34 empty tables against 8 ms, and
+ * it ran before each of some 700 tests. Foreign-key triggers are off for the transaction (every row goes anyway).
+ */
+export async function emptyTables(db: Db, tables: readonly string[] = TABLES): Promise<void> {
+  const list = tables.map((t) => `'${t}'`).join(", ");
+  await db.execute(
+    sql.raw(`do $$
+      declare t text; seq text;
+      begin
+        perform set_config('session_replication_role', 'replica', true);
+        foreach t in array array[${list}] loop
+          execute format('delete from %I', t);
+          for seq in select pg_get_serial_sequence(format('%I', t), a.attname) from pg_attribute a
+            where a.attrelid = format('%I', t)::regclass and a.attnum > 0 and not a.attisdropped loop
+            if seq is not null then perform setval(seq, 1, false); end if;
+          end loop;
+        end loop;
+      end $$`),
+  );
+}
+
 /** A pool on this worker's database; every table is emptied before each test. */
 export function setupTestDb(opts: { max?: number } = {}): DbHandle {
   const handle = connectPostgres(testDatabaseUrl(), { max: opts.max ?? 10 });
-  beforeEach(async () => {
-    await handle.db.execute(
-      sql`truncate
-            webhook_event_body, webhook_event_state, webhook_delivery, webhook_attempt, entity_version, entity_transition,
-            subscription, "order", customer_total, replay_run, audit_log,
-            auth_user, auth_session, auth_account, auth_verification, auth_rate_limit, app_setting,
-            webhook_refusal, webhook_source_secret, webhook_source,
-            alert_rule, alert_incident, alert_notification, alert_delivery, alert_evaluator, alert_source_activity,
-            webhook_tombstone, retention_run, subject_term,
-            forward_destination, forward_destination_secret, forward, forward_attempt, forward_entity
-          restart identity cascade`,
-    );
-  });
+  beforeEach(() => emptyTables(handle.db));
   afterAll(async () => {
     await handle.close();
   });

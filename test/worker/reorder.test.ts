@@ -3,19 +3,25 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { paddleSubscriptionEvent } from "@/test/fixtures/paddle";
 import { stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { emptyTables, setupTestDb } from "../db";
 import { claim, drain, query, testSettings } from "./helpers";
 
 const { db } = setupTestDb();
 
 const STATUSES = ["trialing", "active", "past_due", "unpaid", "canceled"] as const;
 
-async function reset() {
-  await db.execute(
-    sql`truncate forward_attempt, forward, webhook_event_body, webhook_event_state, webhook_delivery, webhook_attempt,
-      entity_version, entity_transition, subscription`,
-  );
-}
+const reset = () =>
+  emptyTables(db, [
+    "forward_attempt",
+    "forward",
+    "webhook_event_body",
+    "webhook_event_state",
+    "webhook_delivery",
+    "webhook_attempt",
+    "entity_version",
+    "entity_transition",
+    "subscription",
+  ]);
 
 describe("newest state wins", () => {
   it("[reorder] any permutation of a Stripe subscription's snapshot events (with duplicates) ends at the newest", async () => {
