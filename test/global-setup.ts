@@ -15,6 +15,16 @@ declare module "vitest" {
 /** The server tests run against; a fresh template database is created in it per run and dropped after. */
 const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
+/** A run's databases are named `ledger_{test,e2e}_<epoch ms>_…`; any this old was left by a run that was killed. */
+const LEFTOVER_AFTER_MS = 6 * 3600_000;
+
+async function sweepLeftovers(admin: postgres.Sql): Promise<void> {
+  const rows = await admin<{ datname: string }[]>`
+    select datname from pg_database where datname ~ '^ledger_(test|e2e)_[0-9]{13}_'`;
+  const old = rows.map((r) => r.datname).filter((n) => Number(n.split("_")[2]) < Date.now() - LEFTOVER_AFTER_MS);
+  if (old.length > 0) await dropDatabases(ADMIN_URL, old);
+}
+
 export default async function setup(project: TestProject) {
   const name = `ledger_test_${Date.now()}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 });
@@ -27,6 +37,7 @@ export default async function setup(project: TestProject) {
         "Start PostgreSQL or set TEST_ADMIN_DATABASE_URL.",
     );
   }
+  await sweepLeftovers(admin);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   // The migrator's connections are closed when it returns: a template must have none while it is copied.
