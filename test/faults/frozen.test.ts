@@ -369,5 +369,5 @@ describe("frozen database", () => {
       expect(claimedBy.filter((r) => r.claimed !== 1)).toEqual([]);
       expect(claimedBy.length).toBe(duplicates.length);
     }
-  }, 120_000);
+  }, 240_000);
 });
