@@ -228,7 +228,10 @@ describe("SIGTERM mid-drain", () => {
 
     expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
     expect.soft(exit.code).toBe(0);
-    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    // In time: the lifecycle's own clock (past SHUTDOWN_TIMEOUT_MS it gives up and exits 1); the wall time seen from
+    // here adds the process's teardown, a second or more on a loaded machine, so it is only a hang guard.
+    expect.soft(Number(stoppedLine)).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 5000);
     // Every delivery during the shutdown had an answer (200, or 503 once stopping) or found the listener closed; none hung.
     expect
       .soft(
@@ -350,7 +353,8 @@ describe("SIGTERM mid-drain", () => {
     // An idle keep-alive connection must not hold the drain: exit 0, in time, the worker stopped cleanly.
     expect.soft(drainer.proc.stdout).not.toMatch(/still draining/);
     expect.soft(exit.code).toBe(0);
-    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect.soft(Number(/stopped in (\d+) ms/.exec(drainer.proc.stdout)?.[1])).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect.soft(exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 5000);
     expect.soft(afterExit.processing ?? 0).toBe(0);
   }, 300_000);
 });
