@@ -12,8 +12,9 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     environment: "node",
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hang guards, not speed limits: beside the other tiers on two cores a PGlite migration took over 60 s.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     projects: [
       { extends: true, test: { name: "unit", include: UNIT } },
       {

@@ -40,7 +40,7 @@ beforeAll(async () => {
   base = mkdtempSync(path.join(tmpdir(), "ledger-pglite-lock-"));
   template = path.join(base, "template");
   await (await connectPglite(template)).close();
-}, 60_000);
+}, 180_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("embedded database lock (PGlite)", () => {

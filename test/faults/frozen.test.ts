@@ -92,7 +92,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: "127.0.0.1", port: cluster.port });
   // Straight to the server, never through the proxy: the test reads the ledger while the app's path is frozen.
   sql = postgres(dbUrl, { max: 2, onnotice: () => {} });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   proxy?.thaw();

@@ -13,7 +13,7 @@ beforeAll(async () => {
   cluster = await startThrowawayCluster();
   dbUrl = await cluster.createDatabase("ledger_restart");
   app = await startApp(dbUrl, { WEBHOOK_CLAIM_TIMEOUT_MS: "2000" });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await app?.stop("SIGKILL");
@@ -123,6 +123,6 @@ describe("PostgreSQL restarted under load", () => {
       }
       expect(app.proc.exited).toBeUndefined();
       expect(app.proc.stderr).not.toMatch(/TypeError|Uncaught|unhandled/i);
-    }, 60_000);
+    }, 180_000);
   }
 });

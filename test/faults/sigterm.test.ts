@@ -87,7 +87,7 @@ const clients: postgres.Sql[] = [];
 
 beforeAll(async () => {
   cluster = await startThrowawayCluster();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   for (const app of apps) await app.stop("SIGKILL");

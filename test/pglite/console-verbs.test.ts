@@ -26,7 +26,7 @@ let handle: DbHandle;
 beforeAll(async () => {
   handle = await connectPglite("memory://");
   await migratePglite(handle);
-}, 60_000);
+}, 180_000);
 afterAll(async () => handle?.close());
 
 const admin: Actor = { id: "u-admin", email: "admin@example.com", role: "admin" };

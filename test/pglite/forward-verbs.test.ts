@@ -30,7 +30,7 @@ let handle: DbHandle;
 beforeAll(async () => {
   handle = await connectPglite("memory://");
   await migratePglite(handle);
-}, 60_000);
+}, 180_000);
 afterAll(async () => handle?.close());
 
 describe("forwarding verbs on the embedded database (one connection)", () => {
