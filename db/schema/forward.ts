@@ -124,6 +124,10 @@ export const forward = pgTable(
     index("forward_due_idx")
       .on(t.destination, t.nextAttemptAt)
       .where(sql`${t.status} in ('pending','failed','sending')`),
+    // The lease's count of requests in flight: without it, a scan of every forward ever sent on each lease.
+    index("forward_sending_idx")
+      .on(t.destination, t.leaseExpiresAt)
+      .where(sql`${t.status} = 'sending'`),
     index("forward_entity_idx")
       .on(t.destination, t.entityKey)
       .where(sql`${t.entityKey} is not null and ${t.status} in ('pending','failed','sending','dead')`),

@@ -4,7 +4,14 @@ import { describeError } from "@/lib/errors";
 import type { SecretBox } from "@/lib/sources/secret-box";
 import type { SourceDirectory } from "@/lib/sources/directory";
 import { destinationSecrets, listDestinations, type Destination } from "./destinations";
-import { BREAKER_FAILURES, leaseForwards, recordResult, type LeasedForward, type RecordedAs } from "./lease";
+import {
+  BREAKER_FAILURES,
+  leaseForwards,
+  recordResults,
+  type AttemptResult,
+  type LeasedForward,
+  type RecordedAs,
+} from "./lease";
 import { messageFor } from "./message";
 import { sendForward, type SendResult } from "./send";
 
@@ -44,6 +51,8 @@ export function createForwarder(opts: ForwarderOptions): Forwarder {
   const pollMs = opts.pollMs ?? 250;
   const inFlight = new Map<string, number>();
   const requests = new Set<Promise<void>>();
+  /** Attempts finished and not yet written: the next round writes them before it leases. */
+  const finished: (AttemptResult & { d: Destination })[] = [];
   const buckets = new Map<string, { tokens: number; at: number }>();
   const stopping = new AbortController();
   setMaxListeners(0, stopping.signal); // one listener per request in flight, maxInFlight of them per destination
@@ -78,7 +87,7 @@ export function createForwarder(opts: ForwarderOptions): Forwarder {
     return Math.max(n, 0);
   };
 
-  const send = async (db: Db, d: Destination, f: LeasedForward, secrets: readonly string[]) => {
+  const send = async (d: Destination, f: LeasedForward, secrets: readonly string[]) => {
     const startedAt = new Date();
     let result: SendResult;
     try {
@@ -96,16 +105,33 @@ export function createForwarder(opts: ForwarderOptions): Forwarder {
       result = { ok: false, error: describeError(err), durationMs: Date.now() - startedAt.getTime() };
     }
     if (stopping.signal.aborted && !result.ok) return; // shutting down: the lease expires and it is sent again
-    try {
-      const recorded = await recordResult(db, d, f, result, startedAt);
-      opts.onAttempt?.(d, f, result, recorded);
-    } catch (err) {
-      opts.log?.(`could not record the forward of ${f.source}/${f.eventId} to ${d.name}: ${describeError(err)}`);
+    finished.push({ d, f, result, startedAt });
+  };
+
+  /**
+   * Writes the results that came in since the last round, one statement per destination. A result that cannot be
+   * written is lost with its lease, which expires: the forward is sent again, with the same webhook-id.
+   */
+  const record = async (db: Db) => {
+    const byDestination = new Map<string, { d: Destination; items: AttemptResult[] }>();
+    for (const { d, ...item } of finished.splice(0)) {
+      const group = byDestination.get(d.name) ?? { d, items: [] };
+      group.items.push(item);
+      byDestination.set(d.name, group);
+    }
+    for (const { d, items } of byDestination.values()) {
+      try {
+        const recorded = await recordResults(db, d, items);
+        items.forEach((item, i) => opts.onAttempt?.(d, item.f, item.result, recorded[i]!));
+      } catch (err) {
+        opts.log?.(`could not record ${items.length} forward(s) to ${d.name}: ${describeError(err)}`);
+      }
     }
   };
 
   const round = async () => {
     const db = await opts.getDb();
+    await record(db);
     const now = Date.now();
     for (const d of await listDestinations(db, { live: true })) {
       const n = budget(d, now);
@@ -128,7 +154,7 @@ export function createForwarder(opts: ForwarderOptions): Forwarder {
       if (bucket) bucket.tokens -= leased.length;
       for (const f of leased) {
         inFlight.set(d.name, (inFlight.get(d.name) ?? 0) + 1);
-        const p = send(db, d, f, secrets).finally(() => {
+        const p = send(d, f, secrets).finally(() => {
           inFlight.set(d.name, (inFlight.get(d.name) ?? 1) - 1);
           requests.delete(p);
           wake();
@@ -178,6 +204,7 @@ export function createForwarder(opts: ForwarderOptions): Forwarder {
       const grace = setTimeout(() => stopping.abort(), STOP_GRACE_MS);
       await Promise.allSettled([...requests]);
       clearTimeout(grace);
+      if (finished.length > 0) await record(await opts.getDb()).catch(() => undefined);
     },
     wake,
     lastTickAt: () => lastTick,

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { rowsOf, type Db } from "@/db/client";
+import { pgArrays } from "@/db/pg-array";
 import type { Destination } from "./destinations";
 import type { ForwardedEvent } from "./message";
 import type { SendResult } from "./send";
@@ -77,12 +78,19 @@ export async function leaseForwards(db: Db, d: Destination, limit: number): Prom
   if (limit <= 0) return [];
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`forward:${d.name}`}, 0))`);
+    // Counted in a statement of its own, after the lock, so that it sees the leases another process just took.
+    const [busy] = rowsOf<{ n: number }>(
+      await tx.execute(sql`
+        select count(*)::int as n from forward
+        where destination = ${d.name} and status = 'sending' and lease_expires_at > now()`),
+    );
+    const n = Math.min(limit, d.maxInFlight - (busy?.n ?? 0));
+    if (n <= 0) return [];
+    // The limit is a literal: as a parameter or a subquery, PostgreSQL guessed a tenth of the backlog and joined
+    // by hashing whole tables, a cost that grew with the backlog on every lease.
     const rows = rowsOf<LeaseRow>(
       await tx.execute(sql`
-        with budget as (
-          select least(${limit}::int, ${d.maxInFlight}::int - count(*)::int) as n from forward
-          where destination = ${d.name} and status = 'sending' and lease_expires_at > now()
-        ), cand as (
+        with cand as (
           select f.id from forward f
           where f.destination = ${d.name} and f.status in ('pending', 'failed', 'sending') and f.next_attempt_at <= now()
             and (f.status <> 'sending' or f.lease_expires_at <= now())
@@ -92,7 +100,7 @@ export async function leaseForwards(db: Db, d: Destination, limit: number): Prom
                 and g.status in ('pending', 'failed', 'sending', 'dead')
                 and (g.id > f.id or g.status = 'sending' and g.lease_expires_at > now())))
           order by f.next_attempt_at, f.id
-          limit (select greatest(n, 0) from budget)
+          limit ${sql.raw(String(Math.trunc(n)))}
           for update of f skip locked
         ), leased as (
           update forward f set status = 'sending', attempts = f.attempts + 1, lease_token = gen_random_uuid(),
@@ -126,75 +134,90 @@ export function backoffMs(attempt: number, retryAfter: number | undefined, rando
 
 export type RecordedAs = "sent" | "failed" | "dead" | "superseded" | "lease-lost";
 
+/** One attempt's outcome, waiting to be written. */
+export interface AttemptResult {
+  f: LeasedForward;
+  result: SendResult;
+  startedAt: Date;
+}
+
 /**
- * Writes an attempt's result, fenced on the lease: the attempt row, the forward's new state, the destination's
- * breaker. Sent: older forwards of its entity still waiting are superseded. Failed: retried after a backoff,
- * dead after the destination's maxAttempts, superseded when a newer state of its entity is queued. A run of
- * failures (429 aside: the destination is asking to slow down, not failing) opens the breaker.
+ * Writes the results of a destination's attempts in one statement, each fenced on its lease: the attempt rows,
+ * the forwards' new states, the destination's breaker. Sent: older forwards of its entity still waiting are
+ * superseded. Failed: retried after a backoff, dead after the destination's maxAttempts, superseded when a newer
+ * state of its entity is queued. A run of failures (429 aside: the destination is asking to slow down, not
+ * failing) opens the breaker; a success closes it. Results are given in the order they finished, which is the
+ * order the breaker counts them in. Batched because a commit per result was most of a forward's cost.
  */
-export async function recordResult(
-  db: Db,
-  d: Destination,
-  f: LeasedForward,
-  result: SendResult,
-  startedAt: Date,
-): Promise<RecordedAs> {
-  const wait = backoffMs(f.attempt, result.retryAfterMs);
-  const error = result.ok ? null : (result.error ?? "failed").slice(0, 500);
-  const counts = !result.ok && result.status !== 429;
-  // Each part below acts only once the fenced update has taken the row (`exists (select 1 from upd)`).
-  const supersede =
-    result.ok && f.entityKey !== null
-      ? sql`, superseded as (
-          update forward set status = 'superseded', lease_token = null, lease_expires_at = null
-          where destination = ${d.name} and entity_key = ${f.entityKey} and id < ${f.id}
-            and status in ('pending', 'failed', 'sending', 'dead') and exists (select 1 from upd)
-        )`
-      : sql``;
-  const breaker = result.ok
-    ? sql`, breaker as (
-          update forward_destination set failures_in_row = 0, breaker_until = null, breaker_openings = 0
-          where name = ${d.name} and (failures_in_row > 0 or breaker_until is not null) and exists (select 1 from upd)
-        )`
-    : counts
-      ? sql`, breaker as (
-          update forward_destination set failures_in_row = failures_in_row + 1,
-            breaker_until = case when failures_in_row + 1 >= ${BREAKER_FAILURES} and ${OPENS}
-              then now() + least(${BREAKER_BASE_MS} * power(2, breaker_openings), ${BREAKER_MAX_MS}) * interval '1 millisecond'
-              else breaker_until end,
-            breaker_openings = case when failures_in_row + 1 >= ${BREAKER_FAILURES} and ${OPENS} then breaker_openings + 1
-              else breaker_openings end
-          where name = ${d.name} and exists (select 1 from upd)
-        )`
-      : sql``;
-  // One statement, so one round trip and no BEGIN/COMMIT of its own: its parts commit together.
-  const [row] = rowsOf<{ status: RecordedAs }>(
+export async function recordResults(db: Db, d: Destination, results: readonly AttemptResult[]): Promise<RecordedAs[]> {
+  if (results.length === 0) return [];
+  const cols = pgArrays([
+    [results.map((r) => r.f.id), "bigint"],
+    [results.map((r) => r.f.leaseToken), "uuid"],
+    [results.map((r) => r.f.attempt), "int"],
+    [results.map((r) => (r.result.ok ? 1 : 0)), "int"],
+    [results.map((r) => (!r.result.ok && r.result.status !== 429 ? 1 : 0)), "int"],
+    [results.map((r) => backoffMs(r.f.attempt, r.result.retryAfterMs)), "int"],
+    [results.map((r) => (r.result.ok ? null : (r.result.error ?? "failed").slice(0, 500))), "text"],
+    [results.map((r) => r.result.status ?? null), "int"],
+    [results.map((r) => r.result.excerpt ?? null), "text"],
+    [results.map((r) => r.startedAt.toISOString()), "timestamptz"],
+    [results.map((r) => Math.round(r.result.durationMs)), "int"],
+  ]);
+  // Each part below acts only on the rows the fenced update took (upd); one statement, so one round trip and one
+  // commit. The breaker counts the failures after the last success of the batch (ord is the finishing order).
+  const rows = rowsOf<{ id: string; status: RecordedAs }>(
     await db.execute(sql`
-      with newer as (
-        select exists (
-          select 1 from forward g where g.destination = ${d.name} and g.entity_key = ${f.entityKey}
-            and g.id > ${f.id} and g.status in ('pending', 'failed', 'sending', 'sent')
-        ) as yes
+      with r as (
+        select * from unnest(${cols}) with ordinality
+          as r(id, token, attempt, ok, counts, wait_ms, error, status_code, excerpt, started_at, duration_ms, ord)
       ), upd as (
         update forward f set
-          status = case when ${result.ok} then 'sent'
-                        when (select yes from newer) then 'superseded'
+          status = case when r.ok = 1 then 'sent'
+                        when exists (
+                          select 1 from forward g where g.destination = f.destination and g.entity_key = f.entity_key
+                            and g.id > f.id and g.status in ('pending', 'failed', 'sending', 'sent')) then 'superseded'
                         when f.attempts >= ${d.maxAttempts} then 'dead'
                         else 'failed' end,
-          sent_at = case when ${result.ok} then now() else f.sent_at end,
-          next_attempt_at = now() + ${wait} * interval '1 millisecond',
-          last_error = ${error}, last_status = ${result.status ?? null},
+          sent_at = case when r.ok = 1 then now() else f.sent_at end,
+          next_attempt_at = now() + r.wait_ms * interval '1 millisecond',
+          last_error = r.error, last_status = r.status_code,
           lease_token = null, lease_expires_at = null
-        where f.id = ${f.id} and f.lease_token = ${f.leaseToken} and f.status = 'sending'
-        returning f.status
+        from r
+        where f.id = r.id and f.lease_token = r.token and f.status = 'sending' and f.destination = ${d.name}
+        returning f.id, f.status, f.entity_key, r.ok, r.counts, r.ord
       ), attempt as (
         insert into forward_attempt (forward_id, destination, number, started_at, duration_ms, status_code,
           response_excerpt, error)
-        select ${f.id}, ${d.name}, ${f.attempt}, ${startedAt.toISOString()}::timestamptz, ${result.durationMs},
-          ${result.status ?? null}, ${result.excerpt ?? null}, ${error}
+        select r.id, ${d.name}, r.attempt, r.started_at, r.duration_ms, r.status_code, r.excerpt, r.error
+        from r join upd on upd.id = r.id
+      ), superseded as (
+        update forward f set status = 'superseded', lease_token = null, lease_expires_at = null
+        from (select entity_key, max(id) as id from upd where status = 'sent' and entity_key is not null
+              group by entity_key) s
+        where f.destination = ${d.name} and f.entity_key = s.entity_key and f.id < s.id
+          and f.status in ('pending', 'failed', 'sending', 'dead') and f.id not in (select id from upd)
+      ), tally as (
+        select bool_or(ok = 1) as any_ok,
+          count(*) filter (where counts = 1 and ord > coalesce((select max(ord) from upd where ok = 1), 0))::int as fails
         from upd
-      )${supersede}${breaker}
-      select status from upd`),
+      ), next as (
+        select t.any_ok, case when t.any_ok then t.fails else d.failures_in_row + t.fails end as fails,
+          case when t.any_ok then 0 else d.breaker_openings end as openings
+        from tally t, forward_destination d where d.name = ${d.name}
+      ), breaker as (
+        update forward_destination d set failures_in_row = n.fails,
+          breaker_until = case when n.fails >= ${BREAKER_FAILURES} and ${OPENS}
+            then now() + least(${BREAKER_BASE_MS} * power(2, n.openings), ${BREAKER_MAX_MS}) * interval '1 millisecond'
+            when n.any_ok then null else d.breaker_until end,
+          breaker_openings = case when n.fails >= ${BREAKER_FAILURES} and ${OPENS} then n.openings + 1
+            else n.openings end
+        from next n
+        where d.name = ${d.name} and (n.fails <> d.failures_in_row or n.any_ok and d.breaker_until is not null
+          or n.openings <> d.breaker_openings)
+      )
+      select id::text as id, status from upd`),
   );
-  return row?.status ?? "lease-lost";
+  const recorded = new Map(rows.map((r) => [Number(r.id), r.status]));
+  return results.map((r) => recorded.get(r.f.id) ?? "lease-lost");
 }

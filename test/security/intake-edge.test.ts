@@ -66,11 +66,10 @@ describe("bodies past WEBHOOK_MAX_BYTES", () => {
 
   it("[security] a declared Content-Length past the limit answers 413 at once and closes, before any of it is read", async () => {
     const c = await open();
-    const started = performance.now();
-    // The head alone: had the server waited for (or read) any of the body, no answer could come.
+    // The head alone, and no byte of the body ever: had the server waited for (or read) any of it, no answer could
+    // come, so an answer at all is the proof; the bound is a hang guard.
     c.socket.write(head([`Content-Length: ${50 * 1024 * 1024}`]));
-    expect(await until(() => c.status() === 413, 2000)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await until(() => c.status() === 413, 10_000)).toBe(true);
     expect(budget.held).toBe(0);
     expect(headerOf(c.text(), "connection")).toBe("close");
     expect(await Promise.race([c.closed.then(() => true), sleep(2000).then(() => false)])).toBe(true);
