@@ -17,7 +17,7 @@ describe("alerts: a destination that keeps failing", () => {
         sql`select rule, subject, state, summary from alert_incident order by id`,
       );
     expect(await incidents()).toEqual([]);
-    // What the forwarder writes when ten attempts in a row failed (lib/forward/lease.ts recordResult).
+    // What the forwarder writes when ten attempts in a row failed (lib/forward/lease.ts recordResults).
     await db.execute(
       sql`update forward_destination set failures_in_row = 10, breaker_until = now() + interval '30 seconds'`,
     );
