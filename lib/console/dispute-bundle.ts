@@ -193,7 +193,8 @@ export function bundleQueries(keys: readonly SubjectKey[]) {
              not w.claimed as duplicate, w.reprocessed
       from ${keysRelation(keys)}
       cross join lateral (
-        select * from webhook_delivery w where w.source = k.source and w.event_id = k.event_id order by w.id limit ${n}
+        select * from webhook_delivery w where w.source = k.source and w.event_id = k.event_id
+        order by w.received_at, w.id limit ${n}
       ) w`,
     attempts: sql`
       select k.source, k.event_id as "eventId", a.number, a.trigger, ${isoOf(sql`a.started_at`)} as "startedAt",

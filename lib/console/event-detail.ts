@@ -93,7 +93,7 @@ export async function getEventDetail(
       .select()
       .from(webhookDelivery)
       .where(at(webhookDelivery))
-      .orderBy(desc(webhookDelivery.claimed), desc(webhookDelivery.id))
+      .orderBy(desc(webhookDelivery.claimed), desc(webhookDelivery.receivedAt), desc(webhookDelivery.id))
       .limit(DELIVERY_LIMIT),
     db
       .select({ n: sql<number>`count(*) + coalesce(sum(${webhookDelivery.replaced}), 0)` })

@@ -132,7 +132,7 @@ export function subjectEventsQuery(keys: readonly SubjectKey[]): SQL {
     join webhook_event e on e.source = k.source and e.event_id = k.event_id
     cross join lateral (select ${payloadSql("e")} as payload) p
     cross join lateral (
-      -- A row stands for itself and the older duplicates it replaced (lib/intake/claim.ts).
+      -- A row stands for itself and the arrivals it replaced (lib/intake/claim.ts).
       select coalesce(sum(1 + w.replaced), 0)::int as deliveries,
              coalesce(sum(1 + w.replaced) filter (where not w.claimed), 0)::int as duplicates
       from webhook_delivery w

@@ -82,8 +82,9 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
 }
 
 /**
- * Duplicate deliveries kept per event besides the one that claimed it: a provider's retries fit. Past them each
- * duplicate replaces the oldest and carries its count (`replaced`), so a replay flood adds no rows.
+ * Duplicate delivery rows per event besides the one that claimed it: a provider's retries fit. Past them a new
+ * duplicate rewrites the oldest row, which then stands for it too (`replaced` counts the arrivals a row stands for
+ * beyond its own), so a replay flood adds no rows.
  */
 const KEPT_DUPLICATES = 10;
 
@@ -91,9 +92,9 @@ const KEPT_DUPLICATES = 10;
  * Claim events: one statement, one round trip, for one event or a list of them (a receiver batch, a
  * replay page, a seed). The insert into webhook_event_body is the lock (ON CONFLICT DO NOTHING on the
  * primary key, and on the body's hash where that is a key); an event retention pruned is a duplicate by its
- * tombstone. The delivery row records the arrival either way, appended rather than counted on the event row, so
- * a duplicate storm never queues on one row lock; past KEPT_DUPLICATES an event's oldest duplicate rows are
- * folded into the new one's count. Results come back in input order.
+ * tombstone. The delivery row records the arrival either way, on rows of its own rather than counted on the event
+ * row, so a duplicate storm never queues on one row lock; past KEPT_DUPLICATES an event's oldest duplicate row is
+ * rewritten to stand for the new arrivals. Results come back in input order.
  *
  * The list travels as one JSON parameter (json_to_recordset), which binds the same on both drivers.
  * Within it the first copy of an event id is the one that may claim; later copies are duplicates.
@@ -210,34 +211,47 @@ export async function claimEvents(db: Db, claims: readonly Claim[]): Promise<Cla
                  o.event_id)
              end as event_id
       from outcome o
-    ), stale as (
-      -- Duplicate rows past the newest few of each event; rows another claim is trimming are skipped, never waited on.
-      select d.source, d.event_id, d.id
-      from (select distinct source, event_id from owner where not claimed) e
+    ), arrivals as (
+      -- This statement's duplicates, a group per event, written as one row that stands for all of them.
+      select source, event_id, count(*)::int as k, (array_agg(via order by ord desc))[1] as via,
+             bool_or(reprocessed) as reprocessed, min(ord) as ord
+      from owner where not claimed
+      group by source, event_id
+    ), oldest as (
+      -- Once an event has its fill of duplicate rows, its oldest is rewritten to stand for the new arrivals too. A
+      -- row added and the oldest deleted instead left a dead index entry that every later claim of the event
+      -- walked until a VACUUM (a storm of duplicates ran at half the speed, and slower the longer it went on). A row
+      -- another claim is rewriting is skipped; with none free, a row is added: past the fill, by as many as claims
+      -- of one event run at once.
+      select a.source, a.event_id, d.id
+      from arrivals a
       cross join lateral (
-        select d.source, d.event_id, d.id
-        from webhook_delivery d
-        where d.source = e.source and d.event_id = e.event_id and not d.claimed
-        order by d.id desc
-        offset ${KEPT_DUPLICATES - 1}
+        select d.id from webhook_delivery d
+        where d.source = a.source and d.event_id = a.event_id and not d.claimed
+          and (select count(*) from webhook_delivery c
+               where c.source = a.source and c.event_id = a.event_id and not c.claimed) >= ${KEPT_DUPLICATES}
+        order by d.received_at, d.id
+        limit 1
         for update skip locked
       ) d
-    ), trimmed as (
-      delete from webhook_delivery d
-      using stale s
-      where d.source = s.source and d.event_id = s.event_id and d.id = s.id
-      returning d.source, d.event_id, d.replaced
+    ), rewritten as (
+      update webhook_delivery d
+      set received_at = now(), via = a.via, reprocessed = a.reprocessed, replaced = d.replaced + a.k
+      from oldest o join arrivals a on a.source = o.source and a.event_id = o.event_id
+      where d.source = o.source and d.event_id = o.event_id and d.id = o.id
+      returning d.source, d.event_id
     ), delivery as (
-      -- Each trimmed row stood for itself and those it replaced: the event's first new row carries them all.
       insert into webhook_delivery (source, event_id, via, claimed, reprocessed, replaced)
-      select o.source, o.event_id, o.via, o.claimed, o.reprocessed,
-             case when row_number() over (partition by o.source, o.event_id order by o.ord) = 1
-                  then coalesce((select sum(1 + t.replaced) from trimmed t
-                                 where t.source = o.source and t.event_id = o.event_id), 0)
-                  else 0
-             end
-      from owner o
-      order by o.ord
+      select source, event_id, via, claimed, reprocessed, replaced
+      from (
+        select o.ord, o.source, o.event_id, o.via, true as claimed, o.reprocessed, 0 as replaced
+        from owner o where o.claimed
+        union all
+        select a.ord, a.source, a.event_id, a.via, false, a.reprocessed, a.k - 1
+        from arrivals a
+        where not exists (select 1 from rewritten r where r.source = a.source and r.event_id = a.event_id)
+      ) x
+      order by ord
     )
     select ord, claimed, reprocessed from outcome order by ord`);
   const out = rowsOf<{ ord: number; claimed: boolean; reprocessed: boolean }>(result);
