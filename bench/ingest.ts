@@ -43,7 +43,7 @@ const PAIRS = Math.round(argNum("pairs", 2));
  * needs about 1.8× the CPU of claiming it, so half the mix is not below saturation once the worker runs. Without the
  * mix (`--only fastpath`): 1,300 and 650 req/s.
  */
-/** `--variants off,embedded,standalone`: which of the worker variants to run (default all). */
+/** `--variants off,embedded,standalone,nomerge`: which of the worker variants to run (default the first three). */
 const VARIANTS = argAt("variants") > 0 ? (process.argv[argAt("variants") + 1] ?? "").split(",") : undefined;
 const RATES = argAt("rate") > 0 ? (process.argv[argAt("rate") + 1] ?? "").split(",").map(Number) : undefined;
 if (RATES && !(RATES.length > 0 && RATES.every((r) => r > 0)))
@@ -810,9 +810,11 @@ async function main() {
       off: "off",
       on: "embedded",
       standalone: "off + npm run worker",
+      nomerge: "embedded, no index merge",
     } as const;
     const fpVariants = (Object.keys(FP) as (keyof typeof FP)[])
-      .filter((k) => !VARIANTS || VARIANTS.includes(k === "on" ? "embedded" : k))
+      // The index-merge A/B runs only when asked for by name.
+      .filter((k) => (VARIANTS ? VARIANTS.includes(k === "on" ? "embedded" : k) : k !== "nomerge"))
       .map((k) => FP[k]);
     const active = `select count(*)::int as n from webhook_event where event_id like $1 and status in ('claimed', 'processing')`;
     const drain = async (db: string, prefix: string, limitMs: number) => {
@@ -828,7 +830,8 @@ async function main() {
       for (const variant of alternate<string>(...fpVariants)) {
         const db = await freshDb(`fp${fastRuns.length + runsAtRate.length}`);
         const app = await startApp(db, {
-          WORKER_MODE: variant === FP.on ? "embedded" : "off",
+          WORKER_MODE: variant === FP.on || variant === FP.nomerge ? "embedded" : "off",
+          ...(variant === FP.nomerge ? { WORKER_INDEX_MERGE_MS: "0" } : {}),
         });
         let worker: Server | undefined;
         try {
