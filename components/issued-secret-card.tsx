@@ -1,0 +1,47 @@
+import { KeyRoundIcon } from "lucide-react";
+import type { ReactNode } from "react";
+import { CopyButton } from "@/components/copy-button";
+import { buttonVariants } from "@/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+
+/**
+ * A secret shown this once (a source's or a destination's): it lives only in the action's answer (client memory),
+ * never in a page the server renders, so a reload or another visit shows its fingerprint only.
+ */
+export function IssuedSecretCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Card aria-label="New signing secret" data-testid="issued" className="border-warning/50">
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <KeyRoundIcon className="size-4 text-warning" aria-hidden />
+          {title}
+        </CardTitle>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-3 text-sm">{children}</CardContent>
+    </Card>
+  );
+}
+
+/** The secret itself, with a copy button. */
+export function SecretToCopy({ secret }: { secret: string }) {
+  return (
+    <div className="flex min-w-0 items-start gap-2 rounded-md border bg-muted/50 py-1 pr-1 pl-2.5">
+      <code className="min-w-0 flex-1 py-1 font-mono text-xs break-all" data-testid="issued-secret">
+        {secret}
+      </code>
+      <CopyButton text={secret} label="Copy secret" className={buttonVariants({ variant: "outline", size: "sm" })} />
+    </div>
+  );
+}
+
+/** What the console shows of the secret from now on. */
+export function SecretFingerprint({ fingerprint }: { fingerprint: string }) {
+  return (
+    <p className="text-xs text-muted-foreground">
+      Fingerprint{" "}
+      <code className="font-mono text-foreground" data-testid="issued-fingerprint">
+        {fingerprint}
+      </code>
+    </p>
+  );
+}
