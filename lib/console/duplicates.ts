@@ -21,8 +21,9 @@ export async function duplicateReport(db: Db, window: { since: Date; until: Date
     reprocessed: number;
   }>(
     await db.execute(sql`
-      select d.source, coalesce(e.event_type, '?') as event_type, count(*)::int as deliveries,
-             count(*) filter (where not d.claimed)::int as duplicates,
+      -- A row stands for itself and the arrivals it replaced (lib/intake/claim.ts): a flood is counted whole.
+      select d.source, coalesce(e.event_type, '?') as event_type, sum(1 + d.replaced)::int as deliveries,
+             coalesce(sum(1 + d.replaced) filter (where not d.claimed), 0)::int as duplicates,
              count(*) filter (where d.reprocessed)::int as reprocessed
       from webhook_delivery d
       left join webhook_event e on e.source = d.source and e.event_id = d.event_id

@@ -70,6 +70,15 @@ describe("CLAIM_MODE=shadow", () => {
     expect(await duplicateReport(db, { since: parseSince("2h"), until: parseSince("1h") })).toEqual([]);
   });
 
+  it("[shadow] the report counts every arrival of a flood, past the rows an event keeps", async () => {
+    for (let n = 0; n < 16; n++) await claimOne(db, paid("evt_flood", "enforce"));
+    expect(await query(db, sql`select count(*)::int as n from webhook_delivery`)).toEqual([{ n: 11 }]);
+    const rows = await duplicateReport(db, { since: parseSince("1h"), until: new Date(Date.now() + 1000) });
+    expect(rows).toEqual([
+      { source: "stripe", eventType: "invoice.paid", deliveries: 16, duplicates: 15, reprocessed: 0, rate: 15 / 16 },
+    ]);
+  });
+
   it("[shadow] --since accepts 24h, 90m, 7d and ISO times and explains anything else", () => {
     const now = new Date("2026-11-29T12:00:00Z");
     expect(parseSince("24h", now).toISOString()).toBe("2026-11-28T12:00:00.000Z");
