@@ -53,7 +53,8 @@ export function deliverySeriesQuery(from: Date, to: Date, bucketMinutes: number)
   return sql`
     with d as (
       select date_bin(make_interval(mins => ${bucketMinutes}::int), received_at, timestamptz 'epoch') as start,
-             source, count(*)::int as n, (count(*) filter (where not claimed))::int as dups
+             source, sum(1 + replaced)::int as n,
+             coalesce(sum(1 + replaced) filter (where not claimed), 0)::int as dups
       from webhook_delivery
       where received_at >= ${from.toISOString()}::timestamptz and received_at < ${to.toISOString()}::timestamptz
       group by 1, 2

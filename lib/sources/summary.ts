@@ -72,7 +72,8 @@ function summarize(
 async function deliveryStats(db: Db, since: Date, slugs: readonly string[]) {
   const rows = rowsOf<{ source: string; deliveries: number; duplicates: number; last: string | Date }>(
     await db.execute(sql`
-      select source, count(*)::int as deliveries, (count(*) filter (where not claimed))::int as duplicates,
+      select source, sum(1 + replaced)::int as deliveries,
+        coalesce(sum(1 + replaced) filter (where not claimed), 0)::int as duplicates,
              max(received_at) as last
       from webhook_delivery
       where received_at >= ${since.toISOString()}::timestamptz

@@ -61,6 +61,19 @@ describe("the overview", () => {
     expect((await getDeliverySeries(db, support, day)).totals).toEqual({ deliveries: 0, duplicates: 0, bySource: {} });
   });
 
+  it("[console] the chart counts every arrival a delivery row stands for (a flood past the rows an event keeps)", async () => {
+    await seed();
+    // A row that replaced 40 older duplicates (lib/intake/claim.ts) is 41 arrivals.
+    await db.execute(
+      sql`update webhook_delivery set replaced = 40 where id = (select max(id) from webhook_delivery where not claimed)`,
+    );
+    expect((await getDeliverySeries(db, support, { hours: 24, bucketMinutes: 10 })).totals).toEqual({
+      deliveries: 50,
+      duplicates: 41,
+      bySource: { stripe: 50 },
+    });
+  });
+
   it("[console] the failing types and the dead events needing a person", async () => {
     await seed();
     expect(await getFailingTypes(db, support)).toEqual([

@@ -65,6 +65,12 @@ describe("sources managed in the console", () => {
       secrets: [{ fingerprint: issued.fingerprint }],
     });
     expect(JSON.stringify(summary)).not.toContain(issued.secret);
+    // A delivery row that replaced older duplicates (lib/intake/claim.ts) counts every arrival it stands for.
+    await db.execute(sql`update webhook_delivery set replaced = 4 where source = 'stripe-connect'`);
+    const [again] = (await listSources({ db, actor: ops, sources: ctx.sources })).filter(
+      (s) => s.slug === "stripe-connect",
+    );
+    expect(again).toMatchObject({ deliveries24h: 5 });
   });
 
   it("[sources] rotation: the old secret verifies until the chosen time, then only the new one does", async () => {
