@@ -1,7 +1,6 @@
 import { KeyRoundIcon } from "lucide-react";
 import type { ReactNode } from "react";
-import { CopyButton } from "@/components/copy-button";
-import { buttonVariants } from "@/components/ui/button";
+import { CopyableValue } from "@/components/copyable-value";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 
 /**
@@ -24,14 +23,7 @@ export function IssuedSecretCard({ title, children }: { title: string; children:
 
 /** The secret itself, with a copy button. */
 export function SecretToCopy({ secret }: { secret: string }) {
-  return (
-    <div className="flex min-w-0 items-start gap-2 rounded-md border bg-muted/50 py-1 pr-1 pl-2.5">
-      <code className="min-w-0 flex-1 py-1 font-mono text-xs break-all" data-testid="issued-secret">
-        {secret}
-      </code>
-      <CopyButton text={secret} label="Copy secret" className={buttonVariants({ variant: "outline", size: "sm" })} />
-    </div>
-  );
+  return <CopyableValue value={secret} copyLabel="Copy secret" testId="issued-secret" />;
 }
 
 /** What the console shows of the secret from now on. */

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { arrivalsSql, duplicateArrivalsSql } from "@/db/delivery-arrivals";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { authorize, type Actor } from "@/lib/roles";
@@ -53,8 +54,7 @@ export function deliverySeriesQuery(from: Date, to: Date, bucketMinutes: number)
   return sql`
     with d as (
       select date_bin(make_interval(mins => ${bucketMinutes}::int), received_at, timestamptz 'epoch') as start,
-             source, sum(1 + replaced)::int as n,
-             coalesce(sum(1 + replaced) filter (where not claimed), 0)::int as dups
+             source, ${arrivalsSql()}::int as n, ${duplicateArrivalsSql()}::int as dups
       from webhook_delivery
       where received_at >= ${from.toISOString()}::timestamptz and received_at < ${to.toISOString()}::timestamptz
       group by 1, 2

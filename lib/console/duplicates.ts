@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { arrivalsSql, duplicateArrivalsSql } from "@/db/delivery-arrivals";
 import { rowsOf, type Db } from "@/db/client";
 
 export interface DuplicateRow {
@@ -21,9 +22,8 @@ export async function duplicateReport(db: Db, window: { since: Date; until: Date
     reprocessed: number;
   }>(
     await db.execute(sql`
-      -- A row stands for itself and the arrivals it replaced (lib/intake/claim.ts): a flood is counted whole.
-      select d.source, coalesce(e.event_type, '?') as event_type, sum(1 + d.replaced)::int as deliveries,
-             coalesce(sum(1 + d.replaced) filter (where not d.claimed), 0)::int as duplicates,
+      select d.source, coalesce(e.event_type, '?') as event_type, ${arrivalsSql("d")}::int as deliveries,
+             ${duplicateArrivalsSql("d")}::int as duplicates,
              count(*) filter (where d.reprocessed)::int as reprocessed
       from webhook_delivery d
       left join webhook_event e on e.source = d.source and e.event_id = d.event_id

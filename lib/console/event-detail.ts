@@ -16,6 +16,7 @@ import { authorize, type Actor } from "@/lib/roles";
 import { PROVIDERS } from "@/lib/providers";
 import { isProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
+import { arrivalsSql } from "@/db/delivery-arrivals";
 import { payloadSql } from "@/db/payload";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "@/lib/ledger/types";
@@ -96,7 +97,7 @@ export async function getEventDetail(
       .orderBy(desc(webhookDelivery.claimed), desc(webhookDelivery.receivedAt), desc(webhookDelivery.id))
       .limit(DELIVERY_LIMIT),
     db
-      .select({ n: sql<number>`count(*) + coalesce(sum(${webhookDelivery.replaced}), 0)` })
+      .select({ n: sql<number>`${arrivalsSql()}` })
       .from(webhookDelivery)
       .where(at(webhookDelivery)),
     db

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { arrivalsSql, duplicateArrivalsSql } from "@/db/delivery-arrivals";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
 import { pgArray } from "@/db/pg-array";
@@ -132,9 +133,7 @@ export function subjectEventsQuery(keys: readonly SubjectKey[]): SQL {
     join webhook_event e on e.source = k.source and e.event_id = k.event_id
     cross join lateral (select ${payloadSql("e")} as payload) p
     cross join lateral (
-      -- A row stands for itself and the arrivals it replaced (lib/intake/claim.ts).
-      select coalesce(sum(1 + w.replaced), 0)::int as deliveries,
-             coalesce(sum(1 + w.replaced) filter (where not w.claimed), 0)::int as duplicates
+      select ${arrivalsSql("w")}::int as deliveries, ${duplicateArrivalsSql("w")}::int as duplicates
       from webhook_delivery w
       where w.source = e.source and w.event_id = e.event_id
     ) d

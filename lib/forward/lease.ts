@@ -156,7 +156,6 @@ export async function recordResults(db: Db, d: Destination, results: readonly At
     [results.map((r) => r.f.leaseToken), "uuid"],
     [results.map((r) => r.f.attempt), "int"],
     [results.map((r) => (r.result.ok ? 1 : 0)), "int"],
-    [results.map((r) => (!r.result.ok && r.result.status !== 429 ? 1 : 0)), "int"],
     [results.map((r) => backoffMs(r.f.attempt, r.result.retryAfterMs)), "int"],
     [results.map((r) => (r.result.ok ? null : (r.result.error ?? "failed").slice(0, 500))), "text"],
     [results.map((r) => r.result.status ?? null), "int"],
@@ -170,7 +169,7 @@ export async function recordResults(db: Db, d: Destination, results: readonly At
     await db.execute(sql`
       with r as (
         select * from unnest(${cols}) with ordinality
-          as r(id, token, attempt, ok, counts, wait_ms, error, status_code, excerpt, started_at, duration_ms, ord)
+          as r(id, token, attempt, ok, wait_ms, error, status_code, excerpt, started_at, duration_ms, ord)
       ), upd as (
         update forward f set
           status = case when r.ok = 1 then 'sent'
@@ -185,7 +184,7 @@ export async function recordResults(db: Db, d: Destination, results: readonly At
           lease_token = null, lease_expires_at = null
         from r
         where f.id = r.id and f.lease_token = r.token and f.status = 'sending' and f.destination = ${d.name}
-        returning f.id, f.status, f.entity_key, r.ok, r.counts, r.ord
+        returning f.id, f.status, f.entity_key, r.ok, r.status_code, r.ord
       ), attempt as (
         insert into forward_attempt (forward_id, destination, number, started_at, duration_ms, status_code,
           response_excerpt, error)
@@ -199,7 +198,9 @@ export async function recordResults(db: Db, d: Destination, results: readonly At
           and f.status in ('pending', 'failed', 'sending', 'dead') and f.id not in (select id from upd)
       ), tally as (
         select bool_or(ok = 1) as any_ok,
-          count(*) filter (where counts = 1 and ord > coalesce((select max(ord) from upd where ok = 1), 0))::int as fails
+          -- A failure counts toward the breaker unless it was a 429: the destination asked to slow down, it did not fail.
+          count(*) filter (where ok = 0 and status_code is distinct from 429
+            and ord > coalesce((select max(ord) from upd where ok = 1), 0))::int as fails
         from upd
       ), next as (
         select t.any_ok, case when t.any_ok then t.fails else d.failures_in_row + t.fails end as fails,

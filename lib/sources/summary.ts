@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { arrivalsSql, duplicateArrivalsSql } from "@/db/delivery-arrivals";
 import { rowsOf, type Db } from "@/db/client";
 import type { RefusalReason } from "@/db/schema/sources";
 import { authorize, type Actor } from "@/lib/roles";
@@ -72,8 +73,7 @@ function summarize(
 async function deliveryStats(db: Db, since: Date, slugs: readonly string[]) {
   const rows = rowsOf<{ source: string; deliveries: number; duplicates: number; last: string | Date }>(
     await db.execute(sql`
-      select source, sum(1 + replaced)::int as deliveries,
-        coalesce(sum(1 + replaced) filter (where not claimed), 0)::int as duplicates,
+      select source, ${arrivalsSql()}::int as deliveries, ${duplicateArrivalsSql()}::int as duplicates,
              max(received_at) as last
       from webhook_delivery
       where received_at >= ${since.toISOString()}::timestamptz

@@ -10,18 +10,7 @@ const { db } = setupTestDb();
 
 const STATUSES = ["trialing", "active", "past_due", "unpaid", "canceled"] as const;
 
-const reset = () =>
-  emptyTables(db, [
-    "forward_attempt",
-    "forward",
-    "webhook_event_body",
-    "webhook_event_state",
-    "webhook_delivery",
-    "webhook_attempt",
-    "entity_version",
-    "entity_transition",
-    "subscription",
-  ]);
+const reset = () => emptyTables(db);
 
 describe("newest state wins", () => {
   it("[reorder] any permutation of a Stripe subscription's snapshot events (with duplicates) ends at the newest", async () => {
