@@ -56,7 +56,7 @@ function leaseSet(workerId: string, leaseMs: number): SQL {
 
 /**
  * Lease up to `limit` due events, oldest due first; or (`liveWithinMs`) only those that became due in the
- * last `liveWithinMs`, newest first: the worker's live lane, so a fresh delivery is not queued behind a whole
+ * last `liveWithinMs`, newest first (then handed over oldest first): the worker's live lane, so a fresh delivery is not queued behind a whole
  * backlog. Bounded to a recent range of the pending index, the lane never walks the backlog itself. SKIP
  * LOCKED lets several workers take disjoint batches from the pending partial index without waiting.
  */
@@ -73,16 +73,20 @@ export function leaseDueSql(opts: { workerId: string; leaseMs: number; limit: nu
     ? sql`and next_attempt_at >= now() - ${opts.liveWithinMs} * interval '1 millisecond'
       order by next_attempt_at desc`
     : sql`order by next_attempt_at`;
+  // The update returns rows in whatever order its plan reads them (by key, here); the batch is handed over
+  // oldest due first in either lane, because the version guard weighs a batch in the order it gets it.
   return sql`
     with due as (
-      select source, event_id from webhook_event_state
+      select source, event_id, next_attempt_at from webhook_event_state
       where status in ('claimed', 'failed') and next_attempt_at <= now() ${live}
       limit ${opts.limit}
       for update skip locked
+    ), leased as (
+      update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
+      from due, ${BODY} where ${keyedTo("due")} and ${BODY_OF_E}
+      ${RETURNING}, due.next_attempt_at as due_at
     )
-    update webhook_event_state e set ${leaseSet(opts.workerId, opts.leaseMs)}
-    from due, ${BODY} where ${keyedTo("due")} and ${BODY_OF_E}
-    ${RETURNING}`;
+    select * from leased order by due_at, source, event_id`;
 }
 
 /**

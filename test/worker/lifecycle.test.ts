@@ -126,6 +126,23 @@ describe("failure, retries and dead", () => {
 });
 
 describe("leases and fencing", () => {
+  it("[worker] a batch is handed over oldest due first, whatever order the rows are stored or keyed in", async () => {
+    // Keys and due times in opposite orders: the plan reads rows by key (or by where they lie), but the version
+    // guard weighs a batch in the order it is handed over, so an older state must come first.
+    const ids = Array.from({ length: 12 }, (_, i) => `evt_order_${String(i).padStart(2, "0")}`);
+    for (const id of ids) await claim(db, "stripe", paid(id));
+    await db.execute(sql`update webhook_event_state
+      set next_attempt_at = now() - (100 + substr(event_id, 11)::int) * interval '1 second'`);
+    const reversed = [...ids].reverse();
+    const batch = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 50 });
+    expect(batch.map((e) => e.eventId)).toEqual(reversed);
+    await db.execute(
+      sql`update webhook_event_state set status = 'claimed', lease_token = null, lease_expires_at = null`,
+    );
+    const live = await leaseDue(db, { workerId: "w", leaseMs: 30_000, limit: 50, liveWithinMs: 3_600_000 });
+    expect(live.map((e) => e.eventId)).toEqual(reversed);
+  });
+
   it("[worker] a worker whose lease expired cannot settle; the takeover's result stands", async () => {
     await claim(db, "stripe", stripeSubscriptionEvent({ eventId: "evt_fence", created: 100, status: "active" }));
     const [stalled] = await leaseDue(db, { workerId: "stalled", leaseMs: 1, limit: 1 });
