@@ -51,7 +51,11 @@ export async function listUsers({ db, actor }: { db: Db; actor: Actor | undefine
 }
 
 /** Inserts a user with a credential account; no role check (used by the verbs below and by bootstrap). */
-export async function insertUser(tx: Db, input: z.output<typeof CreateUserInput>): Promise<string> {
+export async function insertUser(
+  tx: Db,
+  input: z.output<typeof CreateUserInput>,
+  hash: (password: string) => Promise<string> = hashPassword,
+): Promise<string> {
   const id = randomUUID();
   const [clash] = await tx.select({ id: authUser.id }).from(authUser).where(eq(authUser.email, input.email));
   if (clash) throw new ConflictError(`a user with email ${input.email} already exists`);
@@ -67,7 +71,7 @@ export async function insertUser(tx: Db, input: z.output<typeof CreateUserInput>
     accountId: id,
     providerId: "credential",
     userId: id,
-    password: await hashPassword(input.password),
+    password: await hash(input.password),
   });
   return id;
 }

@@ -1,3 +1,4 @@
+import { hashPassword } from "better-auth/crypto";
 import type { Db } from "@/db/client";
 import type { Actor } from "@/lib/roles";
 import { createAuth, type Auth } from "@/lib/auth/server";
@@ -14,13 +15,23 @@ export function testAuth(db: Db, over: { signInPerMinute?: number; sessionHours?
   });
 }
 
+// One scrypt per password per file: a hash costs about 0.2 s of CPU (several times that beside the other tiers), and
+// the role tests make three users per test. What is under test (createUser, changePassword, a sign-in) still hashes
+// and verifies for real; a user made here signs in with its password as any other.
+const hashes = new Map<string, Promise<string>>();
+const hashOnce = (password: string) => {
+  let hash = hashes.get(password);
+  if (!hash) hashes.set(password, (hash = hashPassword(password)));
+  return hash;
+};
+
 export async function makeUser(
   db: Db,
   role: Actor["role"],
   email = `${role}@example.com`,
   password = "correct horse battery",
 ): Promise<Actor> {
-  const id = await insertUser(db, { email, role, password, name: role });
+  const id = await insertUser(db, { email, role, password, name: role }, hashOnce);
   return { id, email, role };
 }
 

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/client";
 import { getActor } from "@/lib/auth/server";
-import { changePassword, setUserDisabled } from "@/lib/auth/users";
+import { changePassword, insertUser, setUserDisabled } from "@/lib/auth/users";
 import { setupTestDb } from "../db";
 import { makeUser, signIn, testAuth } from "./helpers";
 
@@ -10,8 +10,9 @@ const { db } = setupTestDb();
 
 describe("passwords and sessions", () => {
   it("[auth] passwords are stored as a slow salted hash, never as text", async () => {
-    await makeUser(db, "support", "s@example.com", "correct horse battery");
-    await makeUser(db, "ops", "o@example.com", "correct horse battery");
+    // Through insertUser's own hashing (makeUser reuses one hash per password to spare the suite's CPU).
+    await insertUser(db, { email: "s@example.com", role: "support", password: "correct horse battery", name: "s" });
+    await insertUser(db, { email: "o@example.com", role: "ops", password: "correct horse battery", name: "o" });
     const rows = rowsOf<{ password: string }>(await db.execute(sql`select password from auth_account`));
     expect(rows).toHaveLength(2);
     for (const row of rows) {
