@@ -90,6 +90,10 @@ export function connectPostgres(rawUrl: string, opts: PostgresOptions = {}): DbH
     // Startup parameters: a stalled lock or a forgotten transaction ends on the server, not only here.
     connection: {
       application_name: opts.applicationName ?? "webhook-ledger",
+      // Every statement here is short and indexed. Past a few million rows the planner's guess for a rare subject
+      // (`subject_ids && …`) grew large enough to plan parallel workers, whose start-up cost the customer view
+      // more than the whole query does without them; on two cores they also take the cores the app needs.
+      max_parallel_workers_per_gather: "0", // a string: postgres.js drops a startup value that is falsy
       ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
       ...(opts.idleInTransactionTimeoutMs
         ? { idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs }

@@ -6,8 +6,8 @@ import { testDatabaseUrl } from "../db";
 
 describe("pool bounds", () => {
   it(
-    "[db] pool connections carry statement_timeout and idle_in_transaction_session_timeout, " +
-      "and a stalled statement is stopped by the server (57014)",
+    "[db] pool connections carry statement_timeout and idle_in_transaction_session_timeout, plan no parallel " +
+      "workers, and a stalled statement is stopped by the server (57014)",
     async () => {
       const h = connectPostgres(testDatabaseUrl(), {
         statementTimeoutMs: 300,
@@ -20,6 +20,11 @@ describe("pool bounds", () => {
           current_setting('idle_in_transaction_session_timeout') as idle, current_setting('application_name') as app`),
         );
         expect(row).toEqual({ st: "300ms", idle: "700ms", app: "ledger bounds test" });
+        // And no parallel workers: their start-up cost more than a whole short statement (db/client.ts).
+        const [parallel] = rowsOf<{ n: string }>(
+          await h.db.execute(sql`select current_setting('max_parallel_workers_per_gather') as n`),
+        );
+        expect(parallel).toEqual({ n: "0" });
         const err = await h.db.execute(sql`select pg_sleep(2)`).then(
           () => undefined,
           (e: unknown) => e,
