@@ -1,6 +1,6 @@
 import { and, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { rowsOf, type Db } from "@/db/client";
+import { planPerCall, rowsOf, type Db } from "@/db/client";
 import { webhookEvent } from "@/db/schema";
 import { audited } from "@/lib/audit/audited";
 import { authorize, type Actor } from "@/lib/roles";
@@ -33,7 +33,9 @@ export async function countRequeueable(
   const where = await requeueableWhere(db, EventFilter.parse(filter), group && FailureGroupKey.parse(group));
   const [row] = rowsOf<{ n: number }>(
     await db.execute(
-      sql`select count(*)::int as n from (select 1 from ${webhookEvent} where ${where} limit ${BULK_REQUEUE_MAX + 1}) c`,
+      // Planned with the filter's values (planPerCall): which index reads fewest rows depends on them, and a cached
+      // generic plan read a common type's whole index range and filtered the statuses off the heap.
+      sql`${planPerCall}select count(*)::int as n from (select 1 from ${webhookEvent} where ${where} limit ${BULK_REQUEUE_MAX + 1}) c`,
     ),
   );
   return Number(row?.n ?? 0);
@@ -68,7 +70,7 @@ export async function requeueMatching({
     { action: "events.requeue-bulk", target: "events", detail: { filter, confirmed, ...(group ? { group } : {}) } },
     async (tx, who, entry) => {
       const rows = rowsOf<{ n: number }>(
-        await tx.execute(sql`
+        await tx.execute(sql`${planPerCall}
         with matched as (
           select source, event_id from webhook_event where ${await requeueableWhere(tx, filter, group)}
           limit ${confirmed + 1}

@@ -4,7 +4,8 @@ import { ForbiddenError, type Actor } from "@/lib/roles";
 import { countRequeueable, requeueMatching } from "@/lib/console/requeue-matching";
 import { ConflictError } from "@/lib/errors";
 import { stripeInvoicePaidEvent, stripeSubscriptionEvent } from "@/test/fixtures/stripe";
-import { setupTestDb } from "../db";
+import { connectPostgres, rowsOf } from "@/db/client";
+import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, drain, query, testSettings } from "../worker/helpers";
 
 const { db } = setupTestDb();
@@ -22,6 +23,24 @@ async function seed() {
 }
 
 describe("bulk requeue", () => {
+  it("[console] the count is planned with the filter's values each time, never kept as a cached generic plan", async () => {
+    await seed();
+    // One connection, so the statements it prepared are the ones pg_prepared_statements shows.
+    const one = connectPostgres(testDatabaseUrl(), { max: 1 });
+    try {
+      // More calls than PostgreSQL's five custom plans before it would keep a generic one.
+      for (let i = 0; i < 7; i++) expect(await countRequeueable(one.db, ops, { type: ["invoice.paid"] })).toBe(3);
+      await one.db.execute(sql`select ${1}::int as prepared_probe`); // prepared, as every statement not planned per call
+      const prepared = rowsOf<{ statement: string }>(
+        await one.db.execute(sql`select statement from pg_prepared_statements`),
+      ).map((r) => r.statement);
+      expect(prepared.some((s) => s.includes("prepared_probe"))).toBe(true);
+      expect(prepared.filter((s) => s.includes("select count(*)::int as n from (select 1 from"))).toEqual([]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it("[console] counts the filtered failed/dead set, requeues exactly it, and each gets a requeue attempt by the actor", async () => {
     await seed();
     const filter = { type: ["invoice.paid"] };
