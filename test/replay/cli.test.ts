@@ -125,7 +125,7 @@ describe("npm run replay", () => {
     });
     const t0 = Date.now();
     while (!api!.requests.some((r) => r.query.get("starting_after") === page3)) {
-      if (Date.now() - t0 > 20_000) throw new Error("the CLI never reached page 3");
+      if (Date.now() - t0 > 90_000) throw new Error("the CLI never reached page 3");
       await new Promise((r) => setTimeout(r, 20));
     }
     first.child.kill("SIGKILL");

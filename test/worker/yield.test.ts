@@ -78,14 +78,31 @@ describe("a backlog's drain yields to the intake", () => {
     try {
       expect(intakeStrained()).toBe(false);
       // Another transaction inserts the same event and holds it uncommitted: the claim waits on its key.
+      // Held until the claim is seen waiting on it, then STRAIN_MS × 3 more: on a loaded machine a fixed hold could end
+      // before the claim's statement even reached PostgreSQL.
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let inserted = false;
       const reserved = other.begin(async (tx) => {
         await tx`insert into webhook_event_state (source, event_id, event_type, status, received_at)
                  values ('stripe', 'evt_held', 'invoice.paid', 'claimed', now())`;
-        await new Promise((r) => setTimeout(r, STRAIN_MS * 3));
+        inserted = true;
+        await gate;
         throw new Error("roll back");
       });
-      await new Promise((r) => setTimeout(r, 50));
+      while (!inserted) await new Promise((r) => setTimeout(r, 10));
       const claimed = batcher.claim(held);
+      for (let waited = false; !waited;) {
+        const [row] = await query<{ n: number }>(
+          db,
+          sql`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        waited = (row?.n ?? 0) > 0;
+        if (!waited) await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, STRAIN_MS * 3));
+      release();
       await reserved.catch(() => {});
       expect((await claimed).claimed).toBe(true);
       expect(intakeStrained()).toBe(true);
