@@ -50,7 +50,7 @@ describe("forwarding survives a crash", () => {
     try {
       await claim(db, "stripe", stripeInvoicePaidEvent({ eventId: "evt_kill_fwd" }));
       const first = startWorker(file);
-      await waitFor(async () => dest.received.length === 1, 30_000);
+      await waitFor(async () => dest.received.length === 1, 120_000);
       first.kill("SIGKILL");
       await new Promise((r) => first.once("exit", r));
       const [held] = await query<{ status: string }>(db, sql`select status from forward`);
@@ -59,7 +59,7 @@ describe("forwarding survives a crash", () => {
       startWorker(file);
       await waitFor(
         async () => (await query<{ status: string }>(db, sql`select status from forward`))[0]?.status === "sent",
-        30_000,
+        120_000, // hang guards: a worker process can take most of a minute to start beside the other tiers
       );
       expect(dest.received).toHaveLength(2);
       const [a, b] = dest.received;
