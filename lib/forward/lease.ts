@@ -78,13 +78,18 @@ export async function leaseForwards(db: Db, d: Destination, limit: number): Prom
   if (limit <= 0) return [];
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`forward:${d.name}`}, 0))`);
-    // Counted in a statement of its own, after the lock, so that it sees the leases another process just took.
-    const [busy] = rowsOf<{ n: number }>(
+    // Counted in a statement of its own, after the lock, so that it sees the leases another process just took and
+    // the breaker as the last recorded result left it (the caller's listing may predate both).
+    const [now] = rowsOf<{ busy: number; open: boolean; half_open: boolean }>(
       await tx.execute(sql`
-        select count(*)::int as n from forward
-        where destination = ${d.name} and status = 'sending' and lease_expires_at > now()`),
+        select (select count(*)::int from forward
+                where destination = ${d.name} and status = 'sending' and lease_expires_at > now()) as busy,
+          coalesce(breaker_until > now(), false) as open, failures_in_row >= ${BREAKER_FAILURES} as half_open
+        from forward_destination where name = ${d.name}`),
     );
-    const n = Math.min(limit, d.maxInFlight - (busy?.n ?? 0));
+    if (!now || now.open) return [];
+    // Half-open: one probe at a time across every process, until its result is recorded (its lease is live till then).
+    const n = Math.min(limit, (now.half_open ? 1 : d.maxInFlight) - now.busy);
     if (n <= 0) return [];
     // The limit is a literal: as a parameter or a subquery, PostgreSQL guessed a tenth of the backlog and joined
     // by hashing whole tables, a cost that grew with the backlog on every lease.

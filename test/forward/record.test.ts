@@ -85,6 +85,28 @@ describe("recording a batch of attempts", () => {
     expect(await breaker()).toEqual({ failures_in_row: 0, open: false, breaker_openings: 0 });
   });
 
+  it("the lease reads the breaker under its lock: nothing while open, one probe at a time once half-open", async () => {
+    const { d, forwards } = await leased(12);
+    await recordResults(db, d, results(forwards, Array<SendResult>(12).fill(failed)));
+    expect((await breaker()).open).toBe(true);
+    await db.execute(sql`update forward set next_attempt_at = now() where status = 'failed'`);
+    // `d` is the listing from before the breaker opened, as another process (or a round that began earlier) holds it.
+    expect(await leaseForwards(db, d, 5)).toHaveLength(0);
+    await db.execute(sql`update forward_destination set breaker_until = now() - interval '1 second'`);
+    const [probe] = await leaseForwards(db, d, 5);
+    expect(probe).toBeDefined();
+    // The probe was sent and its result not yet written (its lease is live): no second probe, from any process.
+    expect(await leaseForwards(db, d, 5)).toHaveLength(0);
+    await recordResults(db, d, results([probe!], [failed]));
+    expect(await breaker()).toMatchObject({ open: true, breaker_openings: 2 });
+    expect(await leaseForwards(db, d, 5)).toHaveLength(0);
+    await db.execute(sql`update forward_destination set breaker_until = now() - interval '1 second'`);
+    const [second] = await leaseForwards(db, d, 5);
+    await recordResults(db, d, results([second!], [ok]));
+    // Closed again: the destination's whole budget.
+    expect(await leaseForwards(db, d, 50)).toHaveLength(10);
+  });
+
   it("a 429's Retry-After sets when the forward is tried again", async () => {
     const { d, forwards } = await leased(1);
     await recordResults(db, d, results(forwards, [slowDown]));
