@@ -1,4 +1,5 @@
-// `npm test`: every tier (docs/testing.md). Unit then db run in the foreground; faults and e2e run beside them.
+// `npm test`: every tier (docs/testing.md). The unit tier runs beside the app's build, then db in the foreground
+// with faults and e2e beside it.
 // Prints a line per tier and one for the whole run, and exits non-zero when any test failed or any tier did not
 // finish.
 import { spawn } from "node:child_process";
@@ -81,13 +82,44 @@ function run(tier, buffered) {
   });
 }
 
+// The browser tests need a production build. Built beside the db and faults tiers (load 15–20 on two cores) it
+// took past Playwright's 240 s wait for the app and the e2e tier ran nothing; beside the unit tier it takes ~40 s.
+function build() {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn("node", ["scripts/prepare-app.mjs"], { stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    for (const s of [child.stdout, child.stderr]) s.on("data", (d) => (log += d));
+    child.on("close", (code) => {
+      const file = path.join(dir, "build.log");
+      writeFileSync(file, log);
+      if (code !== 0) process.stdout.write(`\n--- build (full output in ${file})\n${log.slice(-4000)}\n`);
+      else
+        console.log(`\n--- build for the browser tests: ready in ${((Date.now() - t0) / 1000).toFixed(0)} s (${file})`);
+      resolve(code);
+    });
+  });
+}
+
 const want = (name) => only.length === 0 || only.includes(name);
 const started = Date.now();
-// Faults and e2e wait on real time and a browser more than they compute, and each has databases and ports of its
-// own: they run beside unit and db, their output printed when they end.
-const beside = ["faults", "e2e"].filter(want).map((name) => run(TIERS[name], only.length !== 1));
 const results = [];
-for (const name of ["unit", "db"]) if (want(name)) results.push(await run(TIERS[name], false));
+const beside = [];
+// Faults and e2e wait on real time and a browser more than they compute, and each has databases and ports of its
+// own: they run beside db, their output printed when they end.
+const besideDb = ["faults", "e2e"].filter(want);
+if (besideDb.includes("e2e") && only.length !== 1) {
+  const [code, unit] = await Promise.all([build(), want("unit") ? run(TIERS.unit, false) : null]);
+  if (code !== 0) {
+    console.log(`\nthe build for the browser tests failed (exit ${code})`);
+    process.exit(1);
+  }
+  if (unit) results.push(unit);
+}
+for (const name of besideDb) beside.push(run(TIERS[name], only.length !== 1));
+for (const name of ["unit", "db"]) {
+  if (want(name) && !results.some((r) => r.name === name)) results.push(await run(TIERS[name], false));
+}
 results.push(...(await Promise.all(beside)));
 
 console.log("\n=== tiers");
