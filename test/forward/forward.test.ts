@@ -205,13 +205,16 @@ describe("forwarding, standard format", () => {
     await db.execute(sql`update forward_destination set breaker_until = now() - interval '1 second'`);
     // The forwarder's idle poll finds the closed breaker; on a loaded machine that can take longer than 10 s.
     await waitFor(async () => dest.received.length === sentBefore + 1, 30_000);
+    // Its result is written by the forwarder's next round: the breaker opens again, and no second probe went out.
+    await waitFor(async () => {
+      const [d] = await query<{ openings: number }>(
+        db,
+        sql`select breaker_openings as openings from forward_destination`,
+      );
+      return d!.openings === 2;
+    }, 30_000);
     await new Promise((r) => setTimeout(r, 200));
     expect(dest.received.length).toBe(sentBefore + 1);
-    const [d] = await query<{ openings: number }>(
-      db,
-      sql`select breaker_openings as openings from forward_destination`,
-    );
-    expect(d!.openings).toBe(2);
   });
 
   it("refuses loopback unless allowed, and link-local always", async () => {

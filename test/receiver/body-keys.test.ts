@@ -146,7 +146,10 @@ describe("the body's hash as a key, where the signature leaves the id or type ou
     );
     expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(["e-flood:orders/create"]));
     expect(rows.filter((r) => r.claimed)).toHaveLength(1);
-    expect(rows).toHaveLength(11);
+    // The claimed row and ten duplicates; two statements that both counted nine may each add one (claim.ts: past
+    // the fill by as many as run at once), so at most 7 more with 8 sent at a time.
+    expect(rows.length).toBeGreaterThanOrEqual(11);
+    expect(rows.length).toBeLessThanOrEqual(11 + 7);
 
     // Past the fill the oldest rows are rewritten in place: more replays add no row and delete none (a deleted
     // row's index entry was walked by every later claim of the event until a VACUUM).
