@@ -138,15 +138,18 @@ describe("frozen database", () => {
     let warmPeak = await app.rss();
     const warmUntil = Date.now() + WARM_UP_MS;
     const warmAnswers: Answer[] = [];
+    // At least WARM_UP_MS and 100 answers: a loaded machine answers fewer in the time.
+    const warming = () => Date.now() < warmUntil || warmAnswers.length < 100;
+    let warmed = false;
     const warmSampler = (async () => {
-      while (Date.now() < warmUntil + 1000) {
+      while (!warmed) {
         warmPeak = Math.max(warmPeak, await app!.rss());
         await sleep(100);
       }
     })();
     await Promise.all(
       Array.from({ length: SENDERS }, async () => {
-        while (Date.now() < warmUntil) {
+        while (warming()) {
           const pace = sleep(SENDER_PERIOD_MS);
           const { n, id } = nextId();
           warmAnswers.push(await deliver(n, id));
@@ -154,8 +157,9 @@ describe("frozen database", () => {
         }
       }),
     );
+    await sleep(1000); // the RSS a second after the traffic, as the freeze will find it
+    warmed = true;
     await warmSampler;
-    expect(warmAnswers.length).toBeGreaterThanOrEqual(100);
     expect(warmAnswers.filter((a) => a.status !== 200)).toEqual([]);
     const rssAtFreeze = await app.rss();
     const rssBefore = Math.max(warmPeak, rssAtFreeze);
