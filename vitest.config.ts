@@ -24,6 +24,9 @@ export default defineConfig({
         test: {
           name: "db",
           include: ["test/**/*.test.ts"],
+          // As unit: a file imports the app's module graph once per worker, not once per file (the tier's import
+          // time summed 937 → 28 s). Process-wide state a test changes it restores (test/worker/yield.test.ts).
+          isolate: false,
           exclude: [...UNIT, ...FAULTS],
           globalSetup: ["./test/global-setup.ts"],
           setupFiles: ["./test/worker-database.ts"],

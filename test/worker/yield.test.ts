@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClaimBatcher } from "@/lib/intake/batcher";
 import { parseClaim } from "@/lib/intake/claim";
 import { HOLD_MS, intakeStrained, noteClaimTime, resetIntakeStrain, STRAIN_MS } from "@/lib/metrics/intake-strain";
@@ -11,6 +11,8 @@ import { setupTestDb, testDatabaseUrl } from "../db";
 import { claim, query, testSettings, waitFor } from "./helpers";
 
 const { db } = setupTestDb();
+// The strain is process-wide: claims in files that ran before this one in the same worker may have noted some.
+beforeEach(() => resetIntakeStrain());
 afterEach(() => resetIntakeStrain());
 
 const allSettled = async () =>
