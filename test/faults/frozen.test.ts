@@ -134,12 +134,12 @@ describe("frozen database", () => {
     };
 
     // Warm up with the flood's own traffic (same senders, pacing and body sizes) while the database is
-    // healthy: every answer 200. Its RSS peak is the baseline: what this traffic costs when all is well.
+    // healthy. Its RSS peak is the baseline: what this traffic costs when all is well.
     let warmPeak = await app.rss();
     const warmUntil = Date.now() + WARM_UP_MS;
     const warmAnswers: Answer[] = [];
-    // At least WARM_UP_MS and 100 answers: a loaded machine answers fewer in the time.
-    const warming = () => Date.now() < warmUntil || warmAnswers.length < 100;
+    // At least WARM_UP_MS and 100 answered 200: a loaded machine answers fewer in the time.
+    const warming = () => Date.now() < warmUntil || warmAnswers.filter((a) => a.status === 200).length < 100;
     let warmed = false;
     const warmSampler = (async () => {
       while (!warmed) {
@@ -160,7 +160,9 @@ describe("frozen database", () => {
     await sleep(1000); // the RSS a second after the traffic, as the freeze will find it
     warmed = true;
     await warmSampler;
-    expect(warmAnswers.filter((a) => a.status !== 200)).toEqual([]);
+    // 200, or on a machine too loaded to claim 400 a second, the claim bound's 503 with Retry-After (the provider
+    // retries those below); nothing else, and no hang.
+    expect(warmAnswers.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter))).toEqual([]);
     const rssAtFreeze = await app.rss();
     const rssBefore = Math.max(warmPeak, rssAtFreeze);
     const liveBefore = await inspector.liveMemory();
