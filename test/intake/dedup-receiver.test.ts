@@ -50,10 +50,23 @@ describe("the Redis short-circuit in front of the ledger", () => {
       })
       .toBe(true);
 
-    // Round 1: every retry answers duplicate, and none reaches the ledger's delivery log.
-    const round1 = await Promise.all(ids.flatMap((id) => [post(server.url, id), post(server.url, id)]));
-    expect(round1.every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
-    expect(await query(db, sql`select count(*)::int as n from webhook_delivery`)).toEqual([{ n: 20 }]);
+    // Retries answer duplicate, and a round of them reaches the ledger's delivery log not at all. On a loaded machine a
+    // Redis reply past ioredis's 1 s command bound trips the breaker and that round's checks fall back to the ledger
+    // (right answers, a delivery row each): a few rounds are allowed for one that Redis answers alone.
+    const deliveries = async () =>
+      (await query<{ n: number }>(db, sql`select count(*)::int as n from webhook_delivery`))[0]!.n;
+    let added = -1;
+    for (let round = 0; round < 5 && added !== 0; round++) {
+      const before = await deliveries();
+      const answers = await Promise.all(ids.flatMap((id) => [post(server.url, id), post(server.url, id)]));
+      expect(answers.every((r) => r.status === 200 && r.duplicate === true)).toBe(true);
+      added = (await deliveries()) - before;
+    }
+    expect(added).toBe(0);
+    const [{ n: unclaimedBefore }] = (await query(
+      db,
+      sql`select count(*)::int as n from webhook_delivery where not claimed`,
+    )) as [{ n: number }];
 
     // Redis dies mid-storm: the same retries still answer duplicate, now from the ledger; new events still claim.
     const storm = Promise.all(
@@ -78,6 +91,6 @@ describe("the Redis short-circuit in front of the ledger", () => {
     const [{ n }] = (await query(db, sql`select count(*)::int as n from webhook_delivery where not claimed`)) as [
       { n: number },
     ];
-    expect(n).toBeGreaterThanOrEqual(20);
+    expect(n - unclaimedBefore).toBeGreaterThanOrEqual(20);
   });
 });
