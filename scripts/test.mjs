@@ -52,51 +52,46 @@ const TIERS = {
   },
 };
 
-function run(tier, buffered) {
+/** Runs a command; buffered, its output goes to `<name>.log` and comes back as `log` (printed by the caller). */
+function spawnLogged(name, cmd, { buffered, env = {} }) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(tier.cmd[0], tier.cmd.slice(1), {
+    const child = spawn(cmd[0], cmd.slice(1), {
       stdio: buffered ? ["ignore", "pipe", "pipe"] : "inherit",
-      env: { ...process.env, ...tier.env },
+      env: { ...process.env, ...env },
     });
     let log = "";
     if (buffered) for (const s of [child.stdout, child.stderr]) s.on("data", (d) => (log += d));
     child.on("close", (code) => {
-      if (buffered) {
-        const file = path.join(dir, `${tier.name}.log`);
-        writeFileSync(file, log);
-        process.stdout.write(
-          `\n--- ${tier.name} (ran beside the others; full output in ${file})\n${log.slice(-4000)}\n`,
-        );
-      }
-      let counts;
-      try {
-        counts = tier.counts();
-      } catch {
-        counts = { passed: 0, failed: 0, skipped: 0, broken: true };
-      }
-      resolve({ name: tier.name, code, seconds: (Date.now() - started) / 1000, ...counts });
+      const file = path.join(dir, `${name}.log`);
+      if (buffered) writeFileSync(file, log);
+      resolve({ code, log, file, seconds: (Date.now() - started) / 1000 });
     });
   });
 }
 
+async function run(tier, buffered) {
+  const { code, log, file, seconds } = await spawnLogged(tier.name, tier.cmd, { buffered, env: tier.env });
+  if (buffered)
+    process.stdout.write(`\n--- ${tier.name} (ran beside the others; full output in ${file})\n${log.slice(-4000)}\n`);
+  let counts;
+  try {
+    counts = tier.counts();
+  } catch {
+    counts = { passed: 0, failed: 0, skipped: 0, broken: true };
+  }
+  return { name: tier.name, code, seconds, ...counts };
+}
+
 // The browser tests need a production build. Built beside the db and faults tiers (load 15–20 on two cores) it
 // took past Playwright's 240 s wait for the app and the e2e tier ran nothing; beside the unit tier it takes ~45 s.
-function build() {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    const child = spawn("node", ["scripts/prepare-app.mjs"], { stdio: ["ignore", "pipe", "pipe"] });
-    let log = "";
-    for (const s of [child.stdout, child.stderr]) s.on("data", (d) => (log += d));
-    child.on("close", (code) => {
-      const file = path.join(dir, "build.log");
-      writeFileSync(file, log);
-      if (code !== 0) process.stdout.write(`\n--- build (full output in ${file})\n${log.slice(-4000)}\n`);
-      else
-        console.log(`\n--- build for the browser tests: ready in ${((Date.now() - t0) / 1000).toFixed(0)} s (${file})`);
-      resolve(code);
-    });
+async function build() {
+  const { code, log, file, seconds } = await spawnLogged("build", ["node", "scripts/prepare-app.mjs"], {
+    buffered: true,
   });
+  if (code !== 0) process.stdout.write(`\n--- build (full output in ${file})\n${log.slice(-4000)}\n`);
+  else console.log(`\n--- build for the browser tests: ready in ${seconds.toFixed(0)} s (${file})`);
+  return code;
 }
 
 const want = (name) => only.length === 0 || only.includes(name);

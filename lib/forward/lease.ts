@@ -80,16 +80,16 @@ export async function leaseForwards(db: Db, d: Destination, limit: number): Prom
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`forward:${d.name}`}, 0))`);
     // Counted in a statement of its own, after the lock, so that it sees the leases another process just took and
     // the breaker as the last recorded result left it (the caller's listing may predate both).
-    const [now] = rowsOf<{ busy: number; open: boolean; half_open: boolean }>(
+    const [state] = rowsOf<{ busy: number; open: boolean; half_open: boolean }>(
       await tx.execute(sql`
         select (select count(*)::int from forward
                 where destination = ${d.name} and status = 'sending' and lease_expires_at > now()) as busy,
           coalesce(breaker_until > now(), false) as open, failures_in_row >= ${BREAKER_FAILURES} as half_open
         from forward_destination where name = ${d.name}`),
     );
-    if (!now || now.open) return [];
+    if (!state || state.open) return [];
     // Half-open: one probe at a time across every process, until its result is recorded (its lease is live till then).
-    const n = Math.min(limit, (now.half_open ? 1 : d.maxInFlight) - now.busy);
+    const n = Math.min(limit, (state.half_open ? 1 : d.maxInFlight) - state.busy);
     if (n <= 0) return [];
     // The limit is a literal: as a parameter or a subquery, PostgreSQL guessed a tenth of the backlog and joined
     // by hashing whole tables, a cost that grew with the backlog on every lease.

@@ -57,8 +57,9 @@ function leaseSet(workerId: string, leaseMs: number): SQL {
 /**
  * Lease up to `limit` due events, oldest due first; or (`liveWithinMs`) only those that became due in the
  * last `liveWithinMs`, newest first (then handed over oldest first): the worker's live lane, so a fresh
- * delivery is not queued behind a whole backlog. Bounded to a recent range of the pending index, the lane never walks the backlog itself. SKIP
- * LOCKED lets several workers take disjoint batches from the pending partial index without waiting.
+ * delivery is not queued behind a whole backlog. Bounded to a recent range of the pending index, the lane never
+ * walks the backlog itself. SKIP LOCKED lets several workers take disjoint batches from the pending partial index
+ * without waiting.
  */
 export async function leaseDue(
   db: Db,
