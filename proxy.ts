@@ -2,6 +2,7 @@ import { getSessionCookie } from "better-auth/cookies";
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv } from "@/lib/env";
 import { urlProblem } from "@/lib/ledger/params";
+import { signInPath } from "@/app/sign-in/safe-next";
 import { contentSecurityPolicy, createNonce, SECURITY_HEADERS } from "@/lib/server/security-headers";
 
 /** Open without a session: the auth API, health, sign-in and first-admin setup. Everything else is the console. */
@@ -50,15 +51,13 @@ export function proxy(request: NextRequest) {
     const headers = new Headers(request.headers);
     headers.set("content-security-policy", csp);
     headers.set("x-nonce", nonce);
-    // The console's 404 page names what the address asked for (components/not-found-view.tsx).
+    // The console's 404 page names what the address asked for (components/not-found-view.tsx); a session that
+    // has ended while its cookie is still sent goes to sign-in and back here (app/(console)/layout.tsx).
     headers.set("x-pathname", pathname);
+    headers.set("x-return-to", `${pathname}${search}`);
     return withSecurityHeaders(NextResponse.next({ request: { headers } }), csp);
   }
-  const url = request.nextUrl.clone();
-  const next = `${pathname}${search}`;
-  url.pathname = "/sign-in";
-  url.search = next === "/" ? "" : `?next=${encodeURIComponent(next)}`;
-  return withSecurityHeaders(NextResponse.redirect(url), csp);
+  return withSecurityHeaders(NextResponse.redirect(new URL(signInPath(`${pathname}${search}`), request.url)), csp);
 }
 
 export const config = {

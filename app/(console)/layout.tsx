@@ -1,4 +1,4 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { NuqsAdapter } from "nuqs/adapters/next/app";
 import type { ReactNode } from "react";
@@ -8,6 +8,7 @@ import { SignOutButton } from "@/components/sign-out-button";
 import { can } from "@/lib/roles";
 import type { Role } from "@/lib/auth/role-names";
 import { getRequestContext } from "../_lib/session";
+import { signInPath } from "../sign-in/safe-next";
 
 export const dynamic = "force-dynamic";
 
@@ -30,7 +31,9 @@ function navFor(role: Role): NavItem[] {
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const { actor } = await getRequestContext();
-  if (!actor) redirect("/sign-in");
+  // A session that has ended (signed out elsewhere, expired, its user disabled) still sends its cookie, so the
+  // proxy let the request through; the person goes to sign-in and back to the page they asked for.
+  if (!actor) redirect(signInPath((await headers()).get("x-return-to") ?? "/"));
   const collapsed = (await cookies()).get(SIDEBAR_COOKIE)?.value === "collapsed";
   return (
     <AppShell

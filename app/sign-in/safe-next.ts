@@ -48,3 +48,8 @@ function fullyDecoded(pathname: string): string {
   }
   return "";
 }
+
+/** The sign-in page's address that brings a person back to `next` (a path and query on this site) afterwards. */
+export function signInPath(next: string): string {
+  return next === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(next)}`;
+}

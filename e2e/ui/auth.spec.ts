@@ -61,6 +61,21 @@ test("[ui] sign out ends the session: the console sends you back to sign-in", as
   await expect(page).toHaveURL(/\/sign-in\?next=%2Fevents/);
 });
 
+test("[ui] a session ended elsewhere, its cookie still sent, goes to sign-in and back to the page asked for", async ({
+  page,
+}) => {
+  await signInAt(page, "/", ADMIN, ADMIN_PW);
+  const ended = await page.context().cookies();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  // As a second tab would after a sign-out in the first, or a browser after the session expired.
+  await page.context().addCookies(ended);
+  await page.goto("/events?status=dead");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fevents%3Fstatus%3Ddead$/);
+  await signIn(page, ADMIN, ADMIN_PW);
+  await expect(page).toHaveURL(/\/events\?status=dead$/);
+});
+
 test("[ui] an admin adds a support user who can sign in but cannot reach Users", async ({ page, browser }) => {
   const email = `support-${randomUUID().slice(0, 8)}@e2e.example`;
   await signInAt(page, "/users", ADMIN, ADMIN_PW);

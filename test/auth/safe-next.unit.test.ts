@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeNext } from "@/app/sign-in/safe-next";
+import { safeNext, signInPath } from "@/app/sign-in/safe-next";
 
 /** What `?next=` decodes to (Next hands the page the value decoded once), from the raw query text. */
 const fromQuery = (raw: string) => new URLSearchParams(`next=${raw}`).get("next")!;
@@ -60,5 +60,12 @@ describe("safeNext: where sign-in sends you afterwards", () => {
     expect(safeNext("")).toBe("/");
     expect(safeNext(["/audit", "//evil.test"])).toBe("/");
     expect(safeNext(`/${"a".repeat(5000)}`)).toBe("/");
+  });
+
+  it("[auth] signInPath round-trips a path and query through safeNext; the overview needs no next", () => {
+    expect(signInPath("/")).toBe("/sign-in");
+    const back = signInPath("/events?status=dead&q=a b");
+    expect(back).toBe("/sign-in?next=%2Fevents%3Fstatus%3Ddead%26q%3Da%20b");
+    expect(safeNext(new URL(back, "http://x").searchParams.get("next"))).toBe("/events?status=dead&q=a%20b");
   });
 });
