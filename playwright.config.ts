@@ -9,8 +9,8 @@ export default defineConfig({
   outputDir: "./test-results",
   workers: 2,
   retries: 0,
-  // The e2e tier runs beside the db and faults tiers on two cores (load 15–19): a page that answers in 0.3 s
-  // alone can take several seconds there. Tests assert what happens, never how fast; speed is in bench/.
+  // Hang guards: tests assert what happens, never how fast (speed is in bench/). On a loaded two-core machine a
+  // page that answers in 0.3 s alone took several seconds.
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],

@@ -1,4 +1,4 @@
-// `npm test`: every tier (docs/testing.md): unit beside the app's build, then db with e2e beside it, then faults.
+// `npm test`: every tier (docs/testing.md): unit beside the app's build, then db, e2e and faults one at a time.
 // Prints a line per tier and one for the whole run, and exits non-zero when any test failed or any tier did not
 // finish.
 import { spawn } from "node:child_process";
@@ -11,7 +11,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "ledger-test-"));
 
 // vitest runs one file at a time on two cores. The db tier's files wait on PostgreSQL more than they compute, and
 // each worker has a database of its own: four at once finish in about 40 % of the time (889 → 350 s on one
-// machine). The fault files run one at a time, after the others: they judge time bounds.
+// machine). The fault files run one at a time: they judge time bounds.
 const WORKERS = { db: 4 };
 
 function vitestTier(name) {
@@ -70,10 +70,8 @@ function spawnLogged(name, cmd, { buffered, env = {} }) {
   });
 }
 
-async function run(tier, buffered) {
-  const { code, log, file, seconds } = await spawnLogged(tier.name, tier.cmd, { buffered, env: tier.env });
-  if (buffered)
-    process.stdout.write(`\n--- ${tier.name} (ran beside the others; full output in ${file})\n${log.slice(-4000)}\n`);
+async function run(tier) {
+  const { code, seconds } = await spawnLogged(tier.name, tier.cmd, { buffered: false, env: tier.env });
   let counts;
   try {
     counts = tier.counts();
@@ -85,6 +83,7 @@ async function run(tier, buffered) {
 
 // The browser tests need a production build. Built beside the db and faults tiers (load 15–20 on two cores) it
 // took past Playwright's 240 s wait for the app and the e2e tier ran nothing; beside the unit tier it takes ~45 s.
+// Run alone (`node scripts/test.mjs e2e`), Playwright's web server builds it.
 async function build() {
   const { code, log, file, seconds } = await spawnLogged("build", ["node", "scripts/prepare-app.mjs"], {
     buffered: true,
@@ -99,25 +98,17 @@ const several = only.length !== 1;
 const started = Date.now();
 const results = [];
 
-// 1. The unit tier beside the app's build.
-const [built, unit] = await Promise.all([
-  want("e2e") && several ? build() : 0,
-  want("unit") ? run(TIERS.unit, false) : null,
-]);
+// 1. The unit tier beside the app's build (the browser tests' web server then finds the build current).
+const [built, unit] = await Promise.all([want("e2e") && several ? build() : 0, want("unit") ? run(TIERS.unit) : null]);
 if (unit) results.push(unit);
 if (built !== 0) {
   console.log(`\nthe build for the browser tests failed (exit ${built})`);
   process.exit(1);
 }
-// 2. db in the foreground, the browser tests beside it (their output printed when they end). Both judge what is
-// answered, with bounds that hold on a loaded machine.
-const e2e = want("e2e") ? run(TIERS.e2e, several) : null;
-if (want("db")) results.push(await run(TIERS.db, false));
-if (e2e) results.push(await e2e);
-// 3. The fault tests on their own: they judge time bounds (a 503 within the claim bound while PostgreSQL is frozen,
-// an answer to a delivery accepted before SIGTERM), which a process starved of CPU by the other tiers missed
-// (answers at 5–6 s against a 1.5 s bound at a load of 20).
-if (want("faults")) results.push(await run(TIERS.faults, false));
+// 2–4. db, the browser tests, then the fault tests, one tier at a time. Side by side on two cores they oversubscribed
+// the machine (load 15–21) and each took four times as long as alone (db 713 s beside e2e, 91–199 s alone; e2e 788 s
+// beside db, ~200 s alone), and the fault tests judge time bounds a starved process misses.
+for (const name of ["db", "e2e", "faults"]) if (want(name)) results.push(await run(TIERS[name]));
 
 console.log("\n=== tiers");
 for (const r of results) {

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Cookie, type Page } from "@playwright/test";
 
 export async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel("Email").fill(email);
@@ -6,11 +6,25 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
+// A sign-in costs a password hash (slow on purpose) and two page loads, in most tests. Each Playwright worker signs
+// an account in once and gives later tests its session cookie; after a test that ended that session (a sign-out)
+// the next one signs in afresh. The redirect and the form are tested in auth.spec.ts.
+const sessions = new Map<string, Cookie[]>();
+const onSignIn = (page: Page) => new URL(page.url()).pathname === "/sign-in";
+
+/** Opens `path` signed in as `email`: with this worker's session for it if it is still live, else through the form. */
 export async function signInAt(page: Page, path: string, email: string, password: string) {
+  const saved = sessions.get(email);
+  if (saved) await page.context().addCookies(saved);
   await page.goto(path);
+  if (saved && !onSignIn(page)) return;
   await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, email, password);
   await expect(page).not.toHaveURL(/\/sign-in/);
+  sessions.set(
+    email,
+    (await page.context().cookies()).filter((c) => c.name.startsWith("ledger.")),
+  );
 }
 
 export async function shot(page: Page, name: string) {
