@@ -22,7 +22,25 @@ export async function startApp(
   port?: number,
   opts: { inspect?: boolean } = {},
 ): Promise<AppProcess> {
-  const p = port ?? (await freePort());
+  // freePort() only says the port was free a moment ago: once, the inspector (on a port of the system's choosing)
+  // took it before the app could. A port the test did not ask for is tried again.
+  for (let attempt = 1; ; attempt++) {
+    const p = port ?? (await freePort());
+    try {
+      return await startAppOn(databaseUrl, env, p, opts);
+    } catch (err) {
+      if (port === undefined && attempt < 3 && /EADDRINUSE/.test(String(err))) continue;
+      throw err;
+    }
+  }
+}
+
+async function startAppOn(
+  databaseUrl: string,
+  env: Record<string, string>,
+  p: number,
+  opts: { inspect?: boolean },
+): Promise<AppProcess> {
   // The inspector on a port of its own choosing (0), so concurrent test files never collide.
   const inspect = opts.inspect ? ["--inspect=127.0.0.1:0"] : [];
   const proc = spawnProcess("node", [...inspect, "--import", "tsx", "lib/cli/receiver.ts"], {
