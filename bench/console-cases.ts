@@ -131,12 +131,29 @@ export function cases(p: Picks): Case[] {
       name: "overview: getStatusCounts",
       run: async (db) => Object.keys((await getStatusCounts(db, actor)).counts).length,
     },
+    // What getStatusCounts would send without its caps: the count caps' A/B (docs/benchmarks.md, Verdicts).
+    {
+      name: "reference: status counts, exact",
+      run: async (db) =>
+        rowsOf(await db.execute(sql`select status, count(*)::int as n from webhook_event group by status`)).length,
+    },
     { name: "overview: getBacklog", run: async (db) => (await getBacklog(db, actor)).size },
     {
       name: "overview: getDeliverySeries (24 h, 10-min buckets)",
       run: async (db) => (await getDeliverySeries(db, actor, { hours: 24, bucketMinutes: 10 })).buckets.length,
     },
     { name: "overview: getFailingTypes", run: async (db) => (await getFailingTypes(db, actor)).length },
+    // What getFailingTypes would send without its sample of the newest failures: the other half of that A/B.
+    {
+      name: "reference: failing types, exact",
+      run: async (db) =>
+        rowsOf(
+          await db.execute(sql`
+            select source, event_type, count(*) filter (where status = 'failed')::int as failed,
+                   count(*) filter (where status = 'dead')::int as dead
+            from webhook_event where status in ('failed', 'dead') group by 1, 2 order by count(*) desc limit 5`),
+        ).length,
+    },
     {
       name: "failures: listFailureGroups (dead)",
       run: async (db) => (await listFailureGroups(db, actor, { status: "dead" })).groups.length,

@@ -178,10 +178,12 @@ async function main() {
         `| worker: recordSubjectTerms, batch of 100 new events | 100 | ` +
           `${f(terms.p50)} | ${f(terms.p95)} | ${f(terms.max)} | ${terms.runs} | subject_term_term_subject_pk |`,
       );
-      const missed = rows.filter((r) => r.t.p95 > TARGET_MS);
+      // A "reference:" case is what a page would send without a mechanism (its A/B), not a page's query.
+      const pages = rows.filter((r) => !r.c.name.startsWith("reference:"));
+      const missed = pages.filter((r) => r.t.p95 > TARGET_MS);
       const flat = big.t.p95 <= small.t.p95 * 1.5 + 1 && big.uses.includes("pending_idx");
       const each = missed.length
-        ? `MISSED (${missed.length} of ${rows.length}: ${missed.map((r) => r.c.name).join("; ")})`
+        ? `MISSED (${missed.length} of ${pages.length}: ${missed.map((r) => r.c.name).join("; ")})`
         : "met";
       console.log(
         `\ntargets: each ≤ ${TARGET_MS} ms p95: ${each}; ` +
