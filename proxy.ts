@@ -51,9 +51,8 @@ export function proxy(request: NextRequest) {
     const headers = new Headers(request.headers);
     headers.set("content-security-policy", csp);
     headers.set("x-nonce", nonce);
-    // The console's 404 page names what the address asked for (components/not-found-view.tsx); a session that
-    // has ended while its cookie is still sent goes to sign-in and back here (app/(console)/layout.tsx).
-    headers.set("x-pathname", pathname);
+    // The address asked for: the console's 404 page names it (components/not-found-view.tsx), and a session that
+    // has ended while its cookie is still sent goes to sign-in and back to it (app/(console)/layout.tsx).
     headers.set("x-return-to", `${pathname}${search}`);
     return withSecurityHeaders(NextResponse.next({ request: { headers } }), csp);
   }

@@ -7,10 +7,11 @@ import { describeMissing } from "./missing-words";
 
 /**
  * The console's 404: what the address asked for, and a search of the ledger. A server component: the path
- * comes from proxy.ts (x-pathname), so no script is sent with every page for it.
+ * comes from proxy.ts (x-return-to), so no script is sent with every page for it.
  */
 export async function NotFoundView() {
-  const m = describeMissing((await headers()).get("x-pathname") ?? "/");
+  // The path without its query (a "?" inside the path arrives encoded, so the first one starts the query).
+  const m = describeMissing(((await headers()).get("x-return-to") ?? "/").split("?")[0]!);
   return (
     <div className="flex max-w-2xl flex-col gap-4" data-not-found="">
       <div className="flex flex-col gap-1">
