@@ -1,8 +1,10 @@
 /**
  * `npm run bench:ingest [-- --duration 20 --connections 50 --no-build --only app,bare,fastpath,storm-cache --pairs 2 --rate N,N]`
  * Signed Stripe deliveries against the built app (`npm start`: server.ts) and against bench/bare-server.ts (the floor), then a
- * duplicate storm, then checks that every acknowledged event is in the ledger exactly once (`app`, `bare`). Two comparisons
+ * duplicate storm, then checks that every acknowledged event is in the ledger exactly once (`app`, `bare`). Three comparisons
  * follow, each against its own baseline in the same invocation, in alternating rounds (`--pairs`):
+ * - `floor`: the 30 % mix against the bare server and the app, each round on fresh servers and databases (the floor
+ *   of issue 33 is the app's req/s at least 0.85× the bare server's; one pass of each is at the machine's mercy);
  * - `fastpath`: open-loop new events, claim latency with WORKER_MODE=off vs embedded (and off beside `npm run worker`,
  *   which tells the worker's work in the app's event loop from its work on the same cores);
  * - `storm-cache`: the duplicate storm without vs with the Redis short-circuit (DEDUP_CACHE_URL, BENCH_REDIS_URL).
@@ -48,7 +50,7 @@ const VARIANTS = argAt("variants") > 0 ? (process.argv[argAt("variants") + 1] ??
 const RATES = argAt("rate") > 0 ? (process.argv[argAt("rate") + 1] ?? "").split(",").map(Number) : undefined;
 if (RATES && !(RATES.length > 0 && RATES.every((r) => r > 0)))
   throw new Error("--rate wants positive req/s, comma-separated");
-const SCENARIOS = ["app", "bare", "fastpath", "storm-cache"] as const;
+const SCENARIOS = ["app", "bare", "floor", "fastpath", "storm-cache"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const ONLY = new Set<string>(
   argAt("only") > 0 ? (process.argv[argAt("only") + 1] ?? "").split(",").filter(Boolean) : SCENARIOS,
@@ -439,6 +441,10 @@ interface Run {
   reachedPg?: number;
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 
 /** Means' ratios to the base, and the p99 ratio of each round (a round runs every variant once, back to back). */
 type Ratios = { p99: number; p50: number; rps: number; pg: number; p99PerRound: number[] };
@@ -727,6 +733,16 @@ async function main() {
       return hot;
     };
 
+    // BENCH_PROFILE=dir writes V8 CPU profiles of the app and the bare server under dir/app and dir/bare.
+    const profile = process.env.BENCH_PROFILE;
+    const profiled = (dir: string, script: string) => [
+      "node",
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      "--import",
+      "tsx",
+      script,
+    ];
     let appRes: AcResult | undefined;
     let stormRes: AcResult | undefined;
     let claimRes: AcResult | undefined;
@@ -735,12 +751,7 @@ async function main() {
     if (runs("app")) {
       const db = await freshDb("app");
       // BENCH_APP_PROFILE=dir writes a V8 CPU profile of the app alone there.
-      const profile = process.env.BENCH_APP_PROFILE;
-      const app = await startApp(
-        db,
-        {},
-        profile ? ["node", "--cpu-prof", `--cpu-prof-dir=${profile}`, "--import", "tsx", "server.ts"] : undefined,
-      );
+      const app = await startApp(db, {}, profile ? profiled(`${profile}/app`, "server.ts") : undefined);
       appRes = await warmThenMix(app.port, app.child, db, "app: 30 % duplicates", 3000, true);
 
       const storm = tally();
@@ -792,13 +803,63 @@ async function main() {
     if (runs("bare")) {
       const db = await freshDb("bare");
       const barePort = await freePort();
-      const bare = startServer(["node_modules/.bin/tsx", "bench/bare-server.ts"], {
-        DATABASE_URL: urlOf(db),
-        PORT: String(barePort),
-      });
+      const bare = startServer(
+        profile
+          ? profiled(`${profile}/bare`, "bench/bare-server.ts")
+          : ["node_modules/.bin/tsx", "bench/bare-server.ts"],
+        {
+          DATABASE_URL: urlOf(db),
+          PORT: String(barePort),
+        },
+      );
       await waitHealthy(barePort, "/health", bare);
       bareRes = await warmThenMix(barePort, bare.child, db, "bare node:http + insert", 5000, false);
       await stopServer(bare.child);
+    }
+
+    let floorRatios: number[] = [];
+    if (runs("floor")) {
+      const floorRuns: Run[] = [];
+      for (const [k, variant] of alternate("bare", "app").entries()) {
+        const db = await freshDb(`fl${k}`);
+        const server =
+          variant === "app"
+            ? await startApp(db, {})
+            : await (async () => {
+                const port = await freePort();
+                const s = startServer(["node_modules/.bin/tsx", "bench/bare-server.ts"], {
+                  DATABASE_URL: urlOf(db),
+                  PORT: String(port),
+                });
+                await waitHealthy(port, "/health", s);
+                return { port, ...s };
+              })();
+        try {
+          const prefix = `evt_1BenchFl${k}m`;
+          const warm = tally();
+          await load(server.port, CONNECTIONS, WARMUP, mixSource(`evt_1BenchFl${k}w`, 3000 * WARMUP, warm), warm);
+          const mix = tally();
+          const [row] = await phase(server.port, server.child, db, [
+            [`floor: ${variant}, 30 % duplicates`, CONNECTIONS, mixSource(prefix, 3000 * DURATION, mix), mix],
+          ]);
+          problems.push(...(await verify(urlOf(db), prefix, mix, variant === "app")));
+          floorRuns.push({ variant, row: row!, extra: "" });
+        } finally {
+          await stopServer(server.child);
+        }
+        await admin.unsafe(`drop database if exists ${db} with (force)`);
+      }
+      printComparison(
+        `floor: the 30 % mix, ${CONNECTIONS} connections, closed loop, bare server against the app`,
+        floorRuns,
+        ["bare", "app"],
+        "",
+      );
+      for (let k = 0; k + 1 < floorRuns.length; k += 2) {
+        const [a, b] = [floorRuns[k]!, floorRuns[k + 1]!];
+        const [app, bare] = a.variant === "app" ? [a, b] : [b, a];
+        floorRatios.push(rps(app.row.r) / Math.max(1, rps(bare.row.r)));
+      }
     }
 
     // Fast path: the same open-loop load of new events, embedded worker off vs on, and (to tell in-process contention
@@ -992,6 +1053,9 @@ async function main() {
     const targets = [
       appRes && bareRes ? `app ≥ 70 % of bare: ${mark(rps(appRes) >= 0.7 * rps(bareRes))}` : "",
       appRes ? `app p99 < 50 ms: ${mark(appRes.latency.p99 < 50)}` : "",
+      floorRatios.length
+        ? `floor, app ≥ 0.85× bare: ${mark(median(floorRatios) >= 0.85)} (median of ${floorRatios.length} rounds; ${floorRatios.map((x) => `${x.toFixed(2)}×`).join(", ")})`
+        : "",
       // Per round, not on the means: one saturated run on either side would decide a mean of two.
       ...fastPath.map(({ rate, cmp }) => {
         const rounds = cmp.get(FP.on)?.p99PerRound ?? [];

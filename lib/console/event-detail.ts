@@ -18,6 +18,7 @@ import { isProviderKind } from "@/lib/providers/types";
 import type { ResolvedSource } from "@/lib/sources/types";
 import { arrivalsSql } from "@/db/delivery-arrivals";
 import { payloadSql } from "@/db/payload";
+import { nestingExceeds } from "@/lib/intake/json";
 import { EventKeyInput } from "./requeue";
 import { NotFoundError } from "@/lib/ledger/types";
 import { wouldHaveSet, type WouldHaveSet } from "./would-have-set";
@@ -127,19 +128,6 @@ export async function getEventDetail(
  * its square.
  */
 export const EXPORT_MAX_DEPTH = 64;
-
-/** Whether arrays and objects nest deeper than `limit` (the root one is level 1); a loop, not a recursion. */
-export function nestingExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v))
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * Everything the ledger knows about one event, as one document for a dispute or an audit.

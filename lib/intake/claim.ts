@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "@/db/client";
@@ -60,8 +60,8 @@ export interface ClaimResult {
 }
 
 /**
- * The edge's parse: a ValidationError naming the field, or a claim the verbs accept as it is.
- * `payload` is the parsed body when the caller already has it (spares a second JSON.parse).
+ * The parse for fields from outside (a test, a seed): a ValidationError naming the field, or a claim the verbs
+ * accept as it is. `payload` is the parsed body when the caller already has it (spares a second JSON.parse).
  */
 export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
   const parsed = ClaimInput.safeParse(input);
@@ -70,15 +70,23 @@ export function parseClaim(input: ClaimInput, payload?: unknown): Claim {
     const field = issue?.path.join(".") || undefined;
     throw new ValidationError(`${field ?? "claim"}: ${issue?.message ?? "invalid"}`, field);
   }
-  const raw = parsed.data.rawBody;
+  return claimOf(parsed.data, payload);
+}
+
+/**
+ * A claim from fields that already hold what ClaimInput asks (the edge's describeDelivery builds them so): the
+ * schema is not run again on the one path providers hammer. Adds the jsonb copy, when it must differ, and the hash.
+ */
+export function claimOf(fields: z.output<typeof ClaimInput>, payload?: unknown): Claim {
+  const raw = fields.rawBody;
   let jsonb: string | undefined;
   try {
     jsonb = jsonbText(raw, () => (payload === undefined ? JSON.parse(raw) : payload));
   } catch {
     throw new ValidationError("rawBody: not valid JSON", "rawBody");
   }
-  const bodySha256 = createHash("sha256").update(raw, "utf8").digest("hex");
-  return { ...parsed.data, jsonb: jsonb === raw ? undefined : jsonb, bodySha256 } as Claim;
+  const bodySha256 = hash("sha256", raw, "hex");
+  return { ...fields, jsonb: jsonb === raw ? undefined : jsonb, bodySha256 } as Claim;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { ValidationError } from "@/lib/errors";
 import { extractSubjectIds } from "@/lib/ledger/subjects";
-import { PROVIDERS, type ProviderKind } from "@/lib/providers";
+import { PROVIDERS, type ProviderKind, type RequestHeaders } from "@/lib/providers";
 
-import { parseClaim, type Claim } from "./claim";
+import { claimOf, type Claim } from "./claim";
 import { storableHeaders } from "./headers";
 import { isPgStorable, pgText } from "./json";
 import { isTestPayload } from "@/lib/providers/test-marker";
@@ -10,6 +10,8 @@ import { isTestPayload } from "@/lib/providers/test-marker";
 export type Described = { ok: true; claim: Claim } | { ok: false; reason: string };
 
 const MAX_ID = 255;
+/** ClaimInput's bound on a subject id (an address may be this long). */
+const MAX_SUBJECT = 320;
 
 /**
  * The edge's one parse: a verified, parsed payload and its headers → the claim to store. The same
@@ -25,7 +27,7 @@ export function describeDelivery(args: {
   source: { slug: string; provider: ProviderKind; options?: unknown };
   payload: unknown;
   rawBody: string;
-  headers: Headers;
+  headers: RequestHeaders;
   via: "provider" | "replay";
   claimMode?: "enforce" | "shadow";
   actor?: string;
@@ -39,16 +41,21 @@ export function describeDelivery(args: {
   });
   if (!described.ok) return described;
   const { eventId, eventType, entity } = described.event;
+  // What ClaimInput asks of each field, checked or made so here (claimOf does not run the schema again).
+  if (eventId.length === 0) return { ok: false, reason: "empty event id" };
   if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
   if (!isPgStorable(eventId))
     return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
   const type = pgText(eventType.slice(0, MAX_ID));
+  if (type.length === 0) return { ok: false, reason: "empty event type" };
+  if (entity?.version !== undefined && !Number.isSafeInteger(entity.version))
+    return { ok: false, reason: `entity version ${entity.version} is not an integer` };
   const unsigned =
     typeof provider.unsignedId === "function" ? provider.unsignedId(args.source.options) : provider.unsignedId;
   try {
     return {
       ok: true,
-      claim: parseClaim(
+      claim: claimOf(
         {
           source: args.source.slug,
           eventId,
@@ -58,14 +65,16 @@ export function describeDelivery(args: {
           entityType: entity && pgText(entity.type.slice(0, MAX_ID)),
           entityId: entity && pgText(entity.id.slice(0, MAX_ID)),
           entityVersion: entity?.version,
-          subjectIds: extractSubjectIds(args.payload, args.rawBody).filter(isPgStorable),
+          subjectIds: extractSubjectIds(args.payload, args.rawBody).filter(
+            (id) => id.length <= MAX_SUBJECT && isPgStorable(id),
+          ),
           intakeNote: entity?.versionNote && pgText(entity.versionNote.slice(0, 500)),
           via: args.via,
           bodyKeyScope: unsigned === undefined ? undefined : unsigned === "type" ? type : "",
           verifiedWith: args.verifiedWith,
           test: isTestPayload(args.payload),
-          claimMode: args.claimMode,
-          actor: args.actor,
+          claimMode: args.claimMode ?? "enforce",
+          actor: args.actor?.slice(0, MAX_ID),
         },
         args.payload,
       ),

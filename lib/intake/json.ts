@@ -1,19 +1,25 @@
 /**
- * Whether arrays and objects in JSON text nest deeper than `limit`, stopping at the first level past it.
- * A scan of the text rather than of the parsed value: it runs before anything else looks inside the payload.
+ * Whether arrays and objects nest deeper than `limit` (the root one is level 1), stopping at the first level past it.
+ * On the parsed value: V8's JSON.parse does not recurse, so any nesting parses, and a walk of the value costs far less
+ * than a scan of the text. A loop, not a recursion, whatever the limit.
  */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (++depth > limit) return true;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > limit) return true;
+    if (Array.isArray(v)) {
+      for (const child of v)
+        if (child !== null && typeof child === "object") (values.push(child), depths.push(depth + 1));
+    } else {
+      for (const k in v) {
+        const child = (v as Record<string, unknown>)[k];
+        if (child !== null && typeof child === "object") (values.push(child), depths.push(depth + 1));
+      }
+    }
   }
   return false;
 }

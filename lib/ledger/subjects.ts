@@ -101,8 +101,9 @@ function visitIds(walk: Walk, value: unknown, key: string | undefined, depth: nu
   }
   if (typeof value === "string") {
     if (value.length > 320) return;
-    if (PREFIXED_ID.test(value)) add(walk, value);
-    else if (EMAIL.test(value)) add(walk, value.toLowerCase());
+    // The includes first: most strings hold neither character, and a regex test costs more than the look.
+    if (value.includes("_") && PREFIXED_ID.test(value)) add(walk, value);
+    else if (value.includes("@") && EMAIL.test(value)) add(walk, value.toLowerCase());
     else if (key === "full_name") {
       if (REPO_FULL_NAME.test(value)) add(walk, value);
     } else if (key && ID_KEYS.has(key) && value.length > 0 && value.length <= 128) add(walk, value);

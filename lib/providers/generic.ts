@@ -11,6 +11,7 @@ import {
   type EntityRef,
   type Provider,
   type Verdict,
+  type RequestHeaders,
 } from "./types";
 
 /**
@@ -150,7 +151,7 @@ function versionAt(payload: unknown, path: string): VersionRead {
     : { note: `version unusable: ${path} ${value} is too large` };
 }
 
-function describeWith(o: GenericOptions, payload: unknown, headers: Headers): Described {
+function describeWith(o: GenericOptions, payload: unknown, headers: RequestHeaders): Described {
   let eventId: string | undefined;
   if (o.eventId.header) {
     eventId = headers.get(o.eventId.header)?.trim() || undefined;

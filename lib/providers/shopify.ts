@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { anyMatch, decodeBase64, hmacSha256 } from "./crypto";
-import { badSignature, idAt, isObject, type Provider } from "./types";
+import { badSignature, idAt, isObject, type Provider, type RequestHeaders } from "./types";
 import { versionFromIso, versionOf } from "./time";
 
 /**
@@ -17,7 +17,7 @@ export function shopifyId(payload: Record<string, unknown>): string | undefined 
  * A Shopify header under either name: webhooks send `X-Shopify-Topic`, the newer Events deliveries
  * `Shopify-Topic` (no `X-`). Blank counts as absent.
  */
-function shopifyHeader(headers: Headers, name: string): string | undefined {
+function shopifyHeader(headers: RequestHeaders, name: string): string | undefined {
   for (const full of [`x-shopify-${name}`, `shopify-${name}`]) {
     const value = headers.get(full)?.trim();
     if (value) return value;

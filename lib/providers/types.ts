@@ -11,9 +11,19 @@ export type SignatureRefusal = "bad_signature" | "stale_timestamp";
 
 export type Verdict = { ok: true } | { ok: false; reason: string; refusal: SignatureRefusal };
 
+/**
+ * A request's headers as the receiver reads them: Fetch's Headers is one; node:http's request gives a lighter one
+ * (lib/receiver/node.ts). Names are compared without case; repeated headers read as one value joined with ", ".
+ */
+export interface RequestHeaders {
+  get(name: string): string | null;
+  has(name: string): boolean;
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
 export interface VerifyInput {
   rawBody: Buffer;
-  headers: Headers;
+  headers: RequestHeaders;
   secrets: readonly string[];
   toleranceSeconds: number;
   /** Unix seconds. */
@@ -85,7 +95,7 @@ export interface Provider {
   parseOptions?(options: unknown): unknown;
   verify(input: VerifyInput): Verdict;
   /** Reads id, type and entity from a verified, parsed payload. */
-  describe(payload: unknown, headers: Headers, context?: DescribeContext): Described;
+  describe(payload: unknown, headers: RequestHeaders, context?: DescribeContext): Described;
   /**
    * The headers a real sender would send with `rawBody` (content-type included): the console's test event
    * and the demo sign with it. undefined when the secret cannot sign (an ed25519 public key).

@@ -1,7 +1,8 @@
+import type { RequestHeaders } from "@/lib/providers/types";
 import type { BodySource } from "./body";
 
 /** Whether the answer closes the connection: a body that has not all arrived is never drained for keep-alive. */
-export function mustClose(headers: Headers, body: BodySource): boolean {
+export function mustClose(headers: RequestHeaders, body: BodySource): boolean {
   const hasBody = headers.has("transfer-encoding") || Number(headers.get("content-length") ?? 0) > 0;
   return hasBody && !body.complete;
 }

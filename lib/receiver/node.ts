@@ -2,16 +2,38 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { decodeSegment } from "@/lib/ledger/params";
 import { componentLogger, requestIdFor, type Logger } from "@/lib/log";
 import { deliveryOutcomeLabel, getMetrics, type LedgerMetrics } from "@/lib/metrics";
+import type { RequestHeaders } from "@/lib/providers/types";
 import { answerHeaders, mustClose } from "./answer";
 import { nodeBody } from "./body";
 import { webhookSegment } from "./path";
 import { receiveDelivery, type ReceiveAnswer, type ReceiverDeps } from "./receive";
 
-function nodeHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return headers;
+/**
+ * The request's headers read as Fetch's Headers reads them (names without case, repeats joined with ", ", iterated
+ * in name order), without its per-header validation and copies: node's parser has checked every header already.
+ */
+class NodeHeaders implements RequestHeaders {
+  private readonly byName = new Map<string, string>();
+
+  constructor(raw: readonly string[]) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      const before = this.byName.get(name);
+      this.byName.set(name, before === undefined ? raw[i + 1]! : `${before}, ${raw[i + 1]!}`);
+    }
+  }
+
+  get(name: string): string | null {
+    return this.byName.get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name.toLowerCase());
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const name of [...this.byName.keys()].sort()) callback(this.byName.get(name)!, name);
+  }
 }
 
 const reject = (status: number, error: string, headers?: Record<string, string>): ReceiveAnswer => ({
@@ -88,7 +110,7 @@ export async function handleNodeWebhook(
 ): Promise<void> {
   const arrivedAt = performance.now();
   const requestId = requestIdFor(req, res);
-  const headers = nodeHeaders(req);
+  const headers = new NodeHeaders(req.rawHeaders);
   const body = nodeBody(req);
   let answer: ReceiveAnswer;
   let slug: string | undefined;

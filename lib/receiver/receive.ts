@@ -3,8 +3,8 @@ import { describeError, isDataError, UnavailableError, ValidationError, withinDe
 import { claimBatched, type ClaimBatcherOptions } from "@/lib/intake/batcher";
 import type { DedupCache } from "@/lib/intake/dedup-cache";
 import { describeDelivery } from "@/lib/intake/describe";
-import { jsonDepthExceeds } from "@/lib/intake/json";
-import { PROVIDERS } from "@/lib/providers";
+import { nestingExceeds } from "@/lib/intake/json";
+import { PROVIDERS, type RequestHeaders } from "@/lib/providers";
 import type { ConfirmReplay, ReplayScope } from "@/lib/replay/confirm";
 import type { SourceDirectory } from "@/lib/sources/directory";
 import { signatureHeaderOf, type RefusalSink } from "@/lib/sources/refusals";
@@ -58,7 +58,7 @@ export type ReceiveOutcome = "claimed" | "duplicate" | "handshake" | "rejected" 
 
 /** A delivery as any HTTP layer sees it: the Fetch API's Request, or node:http's IncomingMessage. */
 export interface IncomingDelivery {
-  headers: Headers;
+  headers: RequestHeaders;
   /** Read here, within the bounds, whatever the host. */
   body: BodySource;
   /** The peer's address, for refusal metadata. */
@@ -86,6 +86,8 @@ export interface ReceiveAnswer {
 export interface ReceiveResult extends Omit<ReceiveAnswer, "status" | "body"> {
   response: Response;
 }
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 const reject = (status: number, error: string): ReceiveAnswer => ({ status, body: { error }, outcome: "rejected" });
 
@@ -136,17 +138,19 @@ export async function receiveDelivery(
   const arrivedAt = request.arrivedAt ?? performance.now();
   // A path segment that decodes to anything but a slug ("x/../stripe") names no source, whatever it resolves to.
   if (!isSourceSlug(slug)) return reject(404, `no source "${printable(slug)}"`);
-  let found: ResolvedSource | undefined;
-  try {
-    found = await withinDeadline(
-      config.sources.find(slug),
-      config.claim.timeoutMs ?? 2000,
-      "the sources could not be read",
-    );
-  } catch (err) {
-    deps.log?.(`[webhooks] ${slug}: sources unavailable`, err);
-    return unavailable("sources unavailable, retry later", 1);
-  }
+  // A declared source is known without a read (nor a deadline timer); a console source may need one.
+  let found = config.sources.declared(slug);
+  if (!found)
+    try {
+      found = await withinDeadline(
+        config.sources.find(slug),
+        config.claim.timeoutMs ?? 2000,
+        "the sources could not be read",
+      );
+    } catch (err) {
+      deps.log?.(`[webhooks] ${slug}: sources unavailable`, err);
+      return unavailable("sources unavailable, retry later", 1);
+    }
   if (!found || found.state === "disabled") return reject(404, `no source "${slug}"`);
   const source = found;
   const provider = PROVIDERS[source.provider];
@@ -233,23 +237,23 @@ export async function receiveDelivery(
 
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
+    text = UTF8.decode(rawBody);
   } catch {
     return refused("not_json", reject(400, "body is not valid UTF-8"), rawBody.length);
   }
-  // Before the parse: PostgreSQL's jsonb parser has a stack limit (54001), and so does any reader after it.
-  if (jsonDepthExceeds(text, config.maxDepth))
-    return refused(
-      "not_json",
-      reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`),
-      rawBody.length,
-    );
   let payload: unknown;
   try {
     payload = JSON.parse(text);
   } catch {
     return refused("not_json", reject(400, "body is not valid JSON"), rawBody.length);
   }
+  // Before anything looks inside it: PostgreSQL's jsonb parser has a stack limit (54001), and so does any reader after it.
+  if (nestingExceeds(payload, config.maxDepth))
+    return refused(
+      "not_json",
+      reject(400, `body is JSON nested deeper than ${config.maxDepth} levels`),
+      rawBody.length,
+    );
 
   const handshake = provider.handshake?.(payload);
   if (handshake) return { status: 200, body: handshake, outcome: "handshake" };

@@ -6,7 +6,7 @@ import type { ReplaySampleItem } from "@/db/schema/replay";
 import { describeError, isRetryableConflict } from "@/lib/errors";
 import { claimEvents, type Claim } from "@/lib/intake/claim";
 import { describeDelivery } from "@/lib/intake/describe";
-import { jsonDepthExceeds } from "@/lib/intake/json";
+import { nestingExceeds } from "@/lib/intake/json";
 import { getMetrics } from "@/lib/metrics";
 
 /** WEBHOOK_MAX_DEPTH's default: real payloads nest under 15 levels. */
@@ -90,7 +90,7 @@ async function loadAll(run: ReplayRun, items: ReplayItem[], counts: PageCounts):
         continue;
       }
       // The receiver's depth limit, for events that come from an API instead of a delivery.
-      if (jsonDepthExceeds(event.rawBody, REPLAY_MAX_DEPTH)) {
+      if (nestingExceeds(event.payload, REPLAY_MAX_DEPTH)) {
         counts.failed++;
         counts.skipped = `${item.eventId}: JSON nested deeper than ${REPLAY_MAX_DEPTH} levels`;
         continue;

@@ -3,7 +3,7 @@ import { rowsOf, type Db } from "@/db/client";
 import { webhookRefusal, type RefusalReason } from "@/db/schema/sources";
 import { listLimit } from "@/lib/auth/list-args";
 import { describeError } from "@/lib/errors";
-import type { Provider } from "@/lib/providers/types";
+import type { Provider, RequestHeaders } from "@/lib/providers/types";
 
 /** A refused delivery of a known source, as metadata: never the body, never a header's value. */
 export interface Refusal {
@@ -148,7 +148,7 @@ export async function trimRefusals(db: Db, opts: { keepDays: number; maxRowsPerS
 }
 
 /** The first of the provider's signature headers present in the request (its name only). */
-export function signatureHeaderOf(provider: Provider, options: unknown, headers: Headers): string | undefined {
+export function signatureHeaderOf(provider: Provider, options: unknown, headers: RequestHeaders): string | undefined {
   const configured = (options as { signatureHeader?: unknown } | undefined)?.signatureHeader;
   const names = typeof configured === "string" ? [configured, ...provider.signatureHeaders] : provider.signatureHeaders;
   return names.find((name) => headers.has(name))?.toLowerCase();

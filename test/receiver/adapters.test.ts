@@ -1,4 +1,7 @@
+import { sql } from "drizzle-orm";
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "@/db/client";
 import { receiveWebhook } from "@/lib/receiver/receive";
 import { setupTestDb } from "../db";
 import { signStripe, TEST_SECRETS, type Delivery } from "../sign";
@@ -80,5 +83,40 @@ describe("the two HTTP adapters", () => {
         normal(await fetchRes.text()),
       ]);
     }
+  });
+
+  it('[receiver] a header sent twice is stored once, its values joined with ", " and its name in lower case, by either adapter', async () => {
+    const viaFetch = signStripe(body("evt_twice_fetch"), TEST_SECRETS.stripe);
+    const fetchRes = await receiveWebhook(
+      "stripe",
+      new Request("http://ledger.test/api/webhooks/stripe", {
+        method: "POST",
+        headers: [...Object.entries(viaFetch.headers), ["X-Trace", "a"], ["x-trace", "b"]],
+        body: viaFetch.body,
+      }),
+      deps,
+    );
+    expect(fetchRes.response.status).toBe(200);
+    const viaNode = signStripe(body("evt_twice_node"), TEST_SECRETS.stripe);
+    const status = await new Promise<number>((resolve, reject) => {
+      // node:http sends each value of an array as a header line of its own: the server sees the name twice.
+      const req = request(`${server.url}/api/webhooks/stripe`, {
+        method: "POST",
+        headers: { ...viaNode.headers, "X-Trace": ["a", "b"] },
+      });
+      req.on("response", (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+      req.on("error", reject);
+      req.end(viaNode.body);
+    });
+    expect(status).toBe(200);
+    const stored = rowsOf<{ event_id: string; trace: string; signature: string }>(
+      await db.execute(sql`
+        select event_id, headers->>'x-trace' as trace, headers->>'stripe-signature' as signature
+        from webhook_event_body where event_id in ('evt_twice_fetch', 'evt_twice_node') order by event_id`),
+    );
+    expect(stored).toEqual([
+      { event_id: "evt_twice_fetch", trace: "a, b", signature: viaFetch.headers["stripe-signature"] },
+      { event_id: "evt_twice_node", trace: "a, b", signature: viaNode.headers["stripe-signature"] },
+    ]);
   });
 });
