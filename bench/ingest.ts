@@ -750,7 +750,6 @@ async function main() {
     let halfRate: number | undefined;
     if (runs("app")) {
       const db = await freshDb("app");
-      // BENCH_APP_PROFILE=dir writes a V8 CPU profile of the app alone there.
       const app = await startApp(db, {}, profile ? profiled(`${profile}/app`, "server.ts") : undefined);
       appRes = await warmThenMix(app.port, app.child, db, "app: 30 % duplicates", 3000, true);
 
