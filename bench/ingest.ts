@@ -816,7 +816,7 @@ async function main() {
       await stopServer(bare.child);
     }
 
-    let floorRatios: number[] = [];
+    const floorRatios: number[] = [];
     if (runs("floor")) {
       const floorRuns: Run[] = [];
       for (const [k, variant] of alternate("bare", "app").entries()) {
@@ -1053,7 +1053,8 @@ async function main() {
       appRes && bareRes ? `app ≥ 70 % of bare: ${mark(rps(appRes) >= 0.7 * rps(bareRes))}` : "",
       appRes ? `app p99 < 50 ms: ${mark(appRes.latency.p99 < 50)}` : "",
       floorRatios.length
-        ? `floor, app ≥ 0.85× bare: ${mark(median(floorRatios) >= 0.85)} (median of ${floorRatios.length} rounds; ${floorRatios.map((x) => `${x.toFixed(2)}×`).join(", ")})`
+        ? `floor, app ≥ 0.85× bare: ${mark(median(floorRatios) >= 0.85)} (median of ${floorRatios.length} rounds; ` +
+          `${floorRatios.map((x) => `${x.toFixed(2)}×`).join(", ")})`
         : "",
       // Per round, not on the means: one saturated run on either side would decide a mean of two.
       ...fastPath.map(({ rate, cmp }) => {

@@ -1,7 +1,8 @@
 /**
  * Whether arrays and objects nest deeper than `limit` (the root one is level 1), stopping at the first level past it.
  * On the parsed value: V8's JSON.parse does not recurse, so any nesting parses, and a walk of the value costs far less
- * than a scan of the text. A loop, not a recursion, whatever the limit.
+ * than a scan of the text. A deeply nested body parses a few times slower than a flat one of its size; the receiver
+ * parses only verified bodies within WEBHOOK_MAX_BYTES. A loop, not a recursion, whatever the limit.
  */
 export function nestingExceeds(value: unknown, limit: number): boolean {
   const values: unknown[] = [value];
@@ -12,12 +13,17 @@ export function nestingExceeds(value: unknown, limit: number): boolean {
     if (v === null || typeof v !== "object") continue;
     if (depth > limit) return true;
     if (Array.isArray(v)) {
-      for (const child of v)
-        if (child !== null && typeof child === "object") (values.push(child), depths.push(depth + 1));
+      for (const child of v) {
+        if (child === null || typeof child !== "object") continue;
+        values.push(child);
+        depths.push(depth + 1);
+      }
     } else {
       for (const k in v) {
         const child = (v as Record<string, unknown>)[k];
-        if (child !== null && typeof child === "object") (values.push(child), depths.push(depth + 1));
+        if (child === null || typeof child !== "object") continue;
+        values.push(child);
+        depths.push(depth + 1);
       }
     }
   }
