@@ -586,6 +586,13 @@ async function main() {
     await migratePostgresUrl(urlOf(db));
     return db;
   };
+  /** bench/bare-server.ts on its own port, healthy; `args` to run it otherwise (a profile). */
+  const startBare = async (db: string, args = ["node_modules/.bin/tsx", "bench/bare-server.ts"]) => {
+    const port = await freePort();
+    const server = startServer(args, { DATABASE_URL: urlOf(db), PORT: String(port) });
+    await waitHealthy(port, "/health", server);
+    return { port, ...server };
+  };
   const startApp = async (db: string, env: Record<string, string>, args = ["node_modules/.bin/tsx", "server.ts"]) => {
     const port = await freePort();
     // Explicit, so nothing in the caller's environment turns on the worker or the cache behind the bench's back.
@@ -801,18 +808,8 @@ async function main() {
     let bareRes: AcResult | undefined;
     if (runs("bare")) {
       const db = await freshDb("bare");
-      const barePort = await freePort();
-      const bare = startServer(
-        profile
-          ? profiled(`${profile}/bare`, "bench/bare-server.ts")
-          : ["node_modules/.bin/tsx", "bench/bare-server.ts"],
-        {
-          DATABASE_URL: urlOf(db),
-          PORT: String(barePort),
-        },
-      );
-      await waitHealthy(barePort, "/health", bare);
-      bareRes = await warmThenMix(barePort, bare.child, db, "bare node:http + insert", 5000, false);
+      const bare = await startBare(db, profile ? profiled(`${profile}/bare`, "bench/bare-server.ts") : undefined);
+      bareRes = await warmThenMix(bare.port, bare.child, db, "bare node:http + insert", 5000, false);
       await stopServer(bare.child);
     }
 
@@ -821,18 +818,7 @@ async function main() {
       const floorRuns: Run[] = [];
       for (const [k, variant] of alternate("bare", "app").entries()) {
         const db = await freshDb(`fl${k}`);
-        const server =
-          variant === "app"
-            ? await startApp(db, {})
-            : await (async () => {
-                const port = await freePort();
-                const s = startServer(["node_modules/.bin/tsx", "bench/bare-server.ts"], {
-                  DATABASE_URL: urlOf(db),
-                  PORT: String(port),
-                });
-                await waitHealthy(port, "/health", s);
-                return { port, ...s };
-              })();
+        const server = variant === "app" ? await startApp(db, {}) : await startBare(db);
         try {
           const prefix = `evt_1BenchFl${k}m`;
           const warm = tally();

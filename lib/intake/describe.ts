@@ -41,15 +41,12 @@ export function describeDelivery(args: {
   });
   if (!described.ok) return described;
   const { eventId, eventType, entity } = described.event;
-  // What ClaimInput asks of each field, checked or made so here (claimOf does not run the schema again).
-  if (eventId.length === 0) return { ok: false, reason: "empty event id" };
+  // What ClaimInput asks of each field, checked or made so here (claimOf does not run the schema again); non-empty
+  // ids and types and safe-integer versions are the providers' own contract (EventIdentity).
   if (eventId.length > MAX_ID) return { ok: false, reason: `event id longer than ${MAX_ID} characters` };
   if (!isPgStorable(eventId))
     return { ok: false, reason: "event id holds U+0000 or a lone surrogate, which cannot be stored" };
   const type = pgText(eventType.slice(0, MAX_ID));
-  if (type.length === 0) return { ok: false, reason: "empty event type" };
-  if (entity?.version !== undefined && !Number.isSafeInteger(entity.version))
-    return { ok: false, reason: `entity version ${entity.version} is not an integer` };
   const unsigned =
     typeof provider.unsignedId === "function" ? provider.unsignedId(args.source.options) : provider.unsignedId;
   try {

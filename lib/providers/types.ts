@@ -55,12 +55,16 @@ export interface DescribeContext {
 export interface EntityRef {
   type: string;
   id: string;
-  /** Monotonic per entity (ISO times in microseconds, or unix seconds: ./time.ts); absent if the provider has none. */
+  /**
+   * Monotonic per entity (ISO times in microseconds, or unix seconds: ./time.ts, which gives safe integers only);
+   * absent if the provider has none.
+   */
   version?: number;
   /** A version field was there but unusable (out of range, malformed): said, not guessed. */
   versionNote?: string;
 }
 
+/** Never empty: a kind reads them with idAt or textAtPath (empty reads as missing) and types a typeless event "unknown". */
 export interface EventIdentity {
   eventId: string;
   eventType: string;

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -174,6 +174,44 @@ describe("structured logs", () => {
     const attempts = m.filter((s) => s.name === "webhook_attempts_total").reduce((a, s) => a + s.value, 0);
     expect(attempts).toBe(3);
     expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "batch" })).toBe(2);
+  });
+
+  it("[ops] stdout, written in batches, still shows a line within the flush interval and every line up to process.exit", async () => {
+    // One line, then 1.5 s of quiet, then 300 lines and an exit straight after the last: the first must not wait
+    // for a batch to fill, and none of the rest may be lost with the process.
+    const script = [
+      'const { getLogger } = await import("@/lib/log");',
+      "const log = getLogger();",
+      'log.info("first");',
+      "setTimeout(() => {",
+      '  for (let i = 0; i < 300; i++) log.info({ i }, "line");',
+      '  log.info("last words");',
+      "  process.exit(0);",
+      "}, 1500);",
+    ].join("\n");
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const started = performance.now();
+    let stdout = "";
+    let firstAfterMs: number | undefined;
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      if (firstAfterMs === undefined && stdout.includes('"msg":"first"')) firstAfterMs = performance.now() - started;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const exitedAfterMs = performance.now() - started;
+    expect(code).toBe(0);
+    // The quiet second and a half is the margin: the line arrived while the process was still waiting, not at exit.
+    expect(firstAfterMs).toBeDefined();
+    expect(exitedAfterMs - firstAfterMs!).toBeGreaterThan(1000);
+    const msgs = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as LogRecord & { i?: number });
+    expect(msgs.map((r) => r.msg)).toEqual(["first", ...Array<string>(300).fill("line"), "last words"]);
+    expect(msgs.slice(1, 301).map((r) => r.i)).toEqual(Array.from({ length: 300 }, (_, i) => i));
   });
 
   it("[ops] the process logger: info to stdout, warnings to stderr, as JSON unless asked for pretty", async () => {
