@@ -46,6 +46,12 @@ const dbValueImports = [
     message: "app/ and components/ reach the database through lib/.",
   },
 ];
+const nextLinkImports = [
+  {
+    group: ["next/link"],
+    message: "Use @/components/link: it prefetches a route when a person points at the link, not when it is on screen.",
+  },
+];
 // `import { env } from "node:process"` is process.env by another name.
 const processEnvImports = ["process", "node:process"].map((name) => ({
   name,
@@ -185,6 +191,11 @@ export default tseslint.config(
   },
   {
     files: ["app/**", "components/**", "server.ts", "proxy.ts"],
+    ignores: ["components/link.tsx"],
+    rules: { "no-restricted-imports": restrictedImports(dbValueImports, nextLinkImports) },
+  },
+  {
+    files: ["components/link.tsx"],
     rules: { "no-restricted-imports": restrictedImports(dbValueImports) },
   },
   {

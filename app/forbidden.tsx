@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { Card, CardContent } from "@/components/ui/card";
 
 export default function Forbidden() {

@@ -382,6 +382,21 @@ describe("lint: app/ and components/ import no @/db values", () => {
   });
 });
 
+describe("lint: app/ and components/ link through @/components/link", () => {
+  it("fires for next/link anywhere but components/link.tsx", async () => {
+    const snippet = 'import Link from "next/link";\nexport const L = Link;\n';
+    await expectFires("app/(console)/__fixture__/page.tsx", snippet, "no-restricted-imports", /prefetches a route/);
+    await expectFires("components/__fixture__.tsx", snippet, "no-restricted-imports", /prefetches a route/);
+  });
+
+  it("allows @/components/link", async () => {
+    await expectClean(
+      "app/(console)/__fixture__/page.tsx",
+      'import Link from "@/components/link";\nexport const L = Link;\n',
+    );
+  });
+});
+
 describe("lint: no line over 160 characters", () => {
   // A line of exactly `n` characters: a string constant padded to length.
   const line = (n: number) => {

@@ -1,6 +1,6 @@
 import { ChevronLeftIcon, ChevronRightIcon, ChevronsLeftIcon } from "lucide-react";
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/link";
 import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/page-header";
 import { Button } from "@/components/ui/button";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/link";
 import { PageHeader } from "@/components/page-header";
 import { requirePage } from "../../_lib/session";
 import { ErasureForm } from "./_components/erasure-form";

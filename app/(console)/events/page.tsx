@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/link";
 import { ZodError } from "zod";
 import { PageHeader } from "@/components/page-header";
 import { buttonVariants } from "@/components/ui/button";

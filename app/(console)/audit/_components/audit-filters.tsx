@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import Link from "@/components/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
 import { Badge, type BadgeTone } from "@/components/ui/badge";

@@ -1,7 +1,7 @@
 "use client";
 
 import { Columns3Icon } from "lucide-react";
-import Link from "next/link";
+import Link from "@/components/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 import { parseJson, useLocalStorage } from "@/components/use-local-storage";

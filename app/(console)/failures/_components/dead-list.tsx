@@ -1,7 +1,7 @@
 "use client";
 
 import { CheckIcon, EyeOffIcon } from "lucide-react";
-import Link from "next/link";
+import Link from "@/components/link";
 import { useState } from "react";
 import { Time } from "@/components/time";
 import { Badge } from "@/components/ui/badge";

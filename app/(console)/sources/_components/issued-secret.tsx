@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { IssuedSecretCard, SecretFingerprint, SecretToCopy } from "@/components/issued-secret-card";
 import type { IssuedSecret } from "@/lib/sources/manage";
 import { UrlBox } from "./url-box";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { Time } from "@/components/time";
 import { subjectEntityVersionWords } from "@/lib/console/entity-words";
 import type { SubjectEntity } from "@/lib/console/subject";

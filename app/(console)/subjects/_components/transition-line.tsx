@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { Badge } from "@/components/ui/badge";
 import type { SubjectTransition } from "@/lib/console/subject";
 import { VersionTime } from "../../entities/_components/version-time";

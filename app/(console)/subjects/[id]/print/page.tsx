@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/link";
 import type { ReactNode } from "react";
 import { EventStatusBadge } from "@/components/event-status";
 import { Time } from "@/components/time";
