@@ -27,8 +27,12 @@ export async function signInAt(page: Page, path: string, email: string, password
   );
 }
 
+/**
+ * A full-page screenshot in test-results/screens/ for a person to look at, taken only under `npm run screens`
+ * (LEDGER_SCREENS=1): they assert nothing, and encoding them was a fifth of the browser's work per page.
+ */
 export async function shot(page: Page, name: string) {
-  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
+  if (process.env.LEDGER_SCREENS) await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
 }
 
 /** Adds a user through the admin's Users page (the page must be signed in as admin). */
