@@ -29,27 +29,12 @@ function loggerOptions(level: string): LoggerOptions {
 }
 
 /**
- * stdout is written in the background, a few kilobytes at a time or every STDOUT_FLUSH_MS: a delivery's line costs
- * no system call of its own on the intake's thread, and a log reader that stalls cannot stall intake (past
- * STDOUT_BUFFER_MAX bytes waiting, lines are dropped). pino writes what is left synchronously when the process exits;
- * a kill -9 loses at most the last STDOUT_FLUSH_MS. stderr (warnings and errors: rare, and what matters most) is
- * written synchronously.
+ * Both streams are written synchronously, line by line. Batched asynchronous stdout (sonic-boom's minLength) saved
+ * a system call per delivery, but a write still in flight when the process exited raced pino's last flush: lines
+ * came out of order, or were lost, at exit.
  */
-const STDOUT_BATCH_BYTES = 4096;
-const STDOUT_FLUSH_MS = 100;
-const STDOUT_BUFFER_MAX = 16 * 1024 * 1024;
-
 function fdStreams(): [DestinationStream, DestinationStream] {
-  return [
-    pino.destination({
-      dest: 1,
-      sync: false,
-      minLength: STDOUT_BATCH_BYTES,
-      periodicFlush: STDOUT_FLUSH_MS,
-      maxLength: STDOUT_BUFFER_MAX,
-    }),
-    pino.destination({ dest: 2, sync: true }),
-  ];
+  return [pino.destination({ dest: 1, sync: true }), pino.destination({ dest: 2, sync: true })];
 }
 
 // pino-pretty is a devDependency: required only when asked for, and a production install without it logs JSON.

@@ -176,9 +176,10 @@ describe("structured logs", () => {
     expect(valueOf(m, "webhook_processing_duration_seconds_count", { path: "batch" })).toBe(2);
   });
 
-  it("[ops] stdout, written in batches, still shows a line within the flush interval and every line up to process.exit", async () => {
+  it("[ops] stdout shows a line while the process runs and keeps every line, in order, up to process.exit", async () => {
     // One line, then 1.5 s of quiet, then 300 lines and an exit straight after the last: the first must not wait
-    // for a batch to fill, and none of the rest may be lost with the process.
+    // for the exit, and none of the rest may be lost or reordered with the process (batched asynchronous writes
+    // reordered them at exit).
     const script = [
       'const { getLogger } = await import("@/lib/log");',
       "const log = getLogger();",
