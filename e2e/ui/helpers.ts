@@ -29,7 +29,7 @@ export async function signInAt(page: Page, path: string, email: string, password
 
 /**
  * A full-page screenshot in test-results/screens/ for a person to look at, taken only under `npm run screens`
- * (LEDGER_SCREENS=1): they assert nothing, and encoding them was a fifth of the browser's work per page.
+ * (LEDGER_SCREENS=1): they assert nothing, and encoding one was about a quarter of the browser's work for a page.
  */
 export async function shot(page: Page, name: string) {
   if (process.env.LEDGER_SCREENS) await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
